@@ -1,0 +1,1 @@
+"""Pure-Python models of Focal: text, topics, relevance. Never imports Apache Beam."""

@@ -1,0 +1,74 @@
+"""Language-aware text normalisation and tokenisation.
+
+Chinese runs are segmented with jieba (its dictionary is loaded once per process, on first
+use); every other script is split into Unicode words. Mixed text ("iPhone手机价格") is cut into
+script runs first, so each run gets the right tokenizer. Stop words: the stopwords-iso Chinese
+list and scikit-learn's English list (stopwords-iso's English list drops domain words such as
+"area", "home" and "world").
+"""
+import functools
+import logging
+import re
+import threading
+import unicodedata
+
+import jieba
+import stopwordsiso
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+# CJK unified ideographs (basic, extension A, compatibility, extensions B-F).
+_HAN = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef'
+_RUN = re.compile(rf'([{_HAN}]+)|([^\W_{_HAN}]+(?:[\'’][^\W_{_HAN}]+)*)')
+_HAN_CHAR = re.compile(rf'[{_HAN}]')
+_HAS_LETTER = re.compile(r'[^\W\d_]')
+
+_jieba_lock = threading.Lock()
+
+
+def normalize(text: str) -> str:
+    """Full-width to half-width (NFKC), case-folded, curly apostrophes straightened, so 'ＡＢＣ１' and 'abc1' are one term."""
+    return unicodedata.normalize('NFKC', text).casefold().replace('’', "'")
+
+
+@functools.lru_cache(maxsize=None)
+def stop_words() -> frozenset:
+    """Chinese and English stop words, normalised like the tokens they filter."""
+    words = set(stopwordsiso.stopwords('zh')) | set(ENGLISH_STOP_WORDS)
+    return frozenset(normalize(w) for w in words)
+
+
+@functools.lru_cache(maxsize=None)
+def jieba_tokenizer() -> jieba.Tokenizer:
+    """jieba's default tokenizer with its dictionary loaded; once per process, thread-safe."""
+    with _jieba_lock:
+        jieba.setLogLevel(logging.WARNING)
+        jieba.dt.initialize()
+    return jieba.dt
+
+
+def is_chinese(text: str, threshold: float = 0.2) -> bool:
+    """True when Han characters make up at least `threshold` of the letters in `text`."""
+    han = len(_HAN_CHAR.findall(text))
+    letters = len(_HAS_LETTER.findall(text))
+    return letters > 0 and han / letters >= threshold
+
+
+def words(text: str) -> list[str]:
+    """Every normalised word of `text` in order, stop words included (TextRank needs order)."""
+    tokens = []
+    for han_run, word in _RUN.findall(normalize(text)):
+        if han_run:
+            tokens.extend(jieba_tokenizer().lcut(han_run, HMM=True))
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def is_term(token: str) -> bool:
+    """A token worth indexing: two or more characters, has a letter, not a stop word."""
+    return len(token) >= 2 and _HAS_LETTER.search(token) is not None and token not in stop_words()
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of `text`: normalised words without stop words, numbers or single letters."""
+    return [t for t in words(text) if is_term(t)]

@@ -1,0 +1,134 @@
+"""The topic a crawl looks for: a name, a language, weighted keywords and optional seed pages.
+
+A topic is a YAML file a user can read and edit:
+
+    name: 房产
+    language: zh
+    keywords: {房价: 0.8, 楼盘: 0.6, 开发商: 0.4}
+    seeds: [http://example.com/a.html]
+
+Keywords are usually learned from example pages (`build_topic`): TextRank per page (DTH),
+averaged over the pages so that terms shared by many examples outrank one page's names, and
+for Chinese multiplied by jieba's background IDF so that generic words ("记者", "表示") sink.
+"""
+import collections
+import dataclasses
+import functools
+import math
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from models import text, textrank
+
+DEFAULT_KEYWORDS = 100
+
+
+class TopicError(ValueError):
+    """A topic file that cannot be used; the message says what is wrong and how to fix it."""
+
+
+@dataclasses.dataclass
+class Topic:
+    name: str
+    language: str
+    keywords: dict[str, float]
+    seeds: list[str] = dataclasses.field(default_factory=list)
+    description: str = ''
+
+    @functools.cached_property
+    def term_weights(self) -> dict[str, float]:
+        """Keyword weights over index terms: a multi-word keyword gives each of its terms its weight."""
+        weights = {}
+        for keyword, weight in self.keywords.items():
+            for term in text.tokenize(keyword) or [text.normalize(keyword)]:
+                weights[term] = max(weight, weights.get(term, 0.0))
+        return weights
+
+    def to_yaml(self) -> str:
+        data = {'name': self.name, 'language': self.language}
+        if self.description:
+            data['description'] = self.description
+        data['keywords'] = {k: round(v, 6) for k, v in self.keywords.items()}
+        data['seeds'] = list(self.seeds)
+        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_yaml(), encoding='utf-8')
+
+
+def load_topic(path: str | Path) -> Topic:
+    """Read and validate a topic YAML file."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
+    except OSError as error:
+        raise TopicError(f'cannot read topic file {path}: {error.strerror}') from error
+    except yaml.YAMLError as error:
+        raise TopicError(f'topic file {path} is not valid YAML: {error}') from error
+    return topic_from_dict(data, source=str(path))
+
+
+def topic_from_dict(data, source: str = 'topic') -> Topic:
+    if not isinstance(data, dict):
+        raise TopicError(f'{source}: expected a mapping with name, language and keywords')
+    name = data.get('name')
+    if not isinstance(name, str) or not name.strip():
+        raise TopicError(f'{source}: "name" must be a non-empty string')
+    keywords = data.get('keywords')
+    if not isinstance(keywords, dict) or not keywords:
+        raise TopicError(f'{source}: "keywords" must map each keyword to a positive weight, '
+                         'e.g. {房价: 0.8}; `focal topic build` learns them from example pages')
+    cleaned = {}
+    for keyword, weight in keywords.items():
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not weight > 0 \
+                or not math.isfinite(weight):
+            raise TopicError(f'{source}: keyword {keyword!r} has weight {weight!r}; '
+                             'weights must be positive numbers')
+        cleaned[text.normalize(str(keyword)).strip()] = float(weight)
+    seeds = data.get('seeds') or []
+    if not isinstance(seeds, list) or not all(isinstance(s, str) for s in seeds):
+        raise TopicError(f'{source}: "seeds" must be a list of URLs')
+    language = data.get('language') or ('zh' if text.is_chinese(' '.join(cleaned)) else 'en')
+    return Topic(name.strip(), str(language), cleaned, seeds, str(data.get('description') or ''))
+
+
+@functools.lru_cache(maxsize=1)
+def _chinese_background_idf() -> tuple[dict, float]:
+    """jieba's IDF table (built by jieba's authors from a large Chinese corpus) and its median."""
+    from jieba import analyse
+    return analyse.default_tfidf.idf_freq, analyse.default_tfidf.median_idf
+
+
+def term_specificity(term: str) -> float:
+    """How rare a term is in general language: jieba's IDF for Chinese terms, 1 otherwise."""
+    if not text.is_chinese(term):
+        return 1.0
+    idf, median = _chinese_background_idf()
+    return idf.get(term, median)
+
+
+def learn_keywords(documents: Iterable[str], top_k: int = DEFAULT_KEYWORDS) -> dict[str, float]:
+    """Topic lexicon from example texts, best first, weights scaled so the best is 1."""
+    documents = [d for d in documents if d.strip()]
+    if not documents:
+        return {}
+    totals = collections.Counter()
+    for document in documents:
+        for term, score in textrank.keywords(document, top_k).items():
+            totals[term] += score * term_specificity(term) / len(documents)
+    best = totals.most_common(top_k)
+    top = best[0][1] if best else 1.0
+    return {term: score / top for term, score in best}
+
+
+def build_topic(name: str, documents: Iterable[str], seeds: Iterable[str] = (),
+                language: str | None = None, top_k: int = DEFAULT_KEYWORDS) -> Topic:
+    """A topic whose keywords are learned from example texts."""
+    documents = list(documents)
+    keywords = learn_keywords(documents, top_k)
+    if not keywords:
+        raise TopicError('no keywords could be learned: the example pages have no usable text')
+    if language is None:
+        language = 'zh' if text.is_chinese(' '.join(documents)[:20000]) else 'en'
+    return Topic(name, language, keywords, list(seeds))

@@ -1,0 +1,1 @@
+"""Beam pipeline builders and the crawl directory (Parquet state, atomic round commits)."""

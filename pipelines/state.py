@@ -1,0 +1,279 @@
+"""The crawl directory: crawl.json, then one directory of Parquet tables per committed round.
+
+    CRAWL_DIR/crawl.json                 config, topic, strategy, seeds, versions
+    CRAWL_DIR/rounds/000001/*.parquet    round tables (schema.ROUND_TABLES), Beam shards allowed
+    CRAWL_DIR/rounds/000001/_COMMITTED   manifest: row counts, sizes, SHA-256 of every file
+    CRAWL_DIR/ranks/000001/...           rank tables (schema.RANK_TABLES), same protocol
+
+A round is written into `rounds/.pending-000001-<id>/`; `commit()` checks every file against
+its schema, writes `_COMMITTED` last and renames the directory into place, so a crash leaves
+the whole round or nothing. Directories without `_COMMITTED` are half-written: they are never
+read. Paths may be local or any URI pyarrow.fs understands (s3://, gs://, hdfs://); there the
+rename is a copy, and `_COMMITTED` is copied last, so readers still never see half a round.
+"""
+import datetime
+import hashlib
+import json
+import logging
+import posixpath
+import re
+import uuid
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyarrow import fs as pafs
+
+from pipelines import schema
+
+MANIFEST = '_COMMITTED'
+CONFIG = 'crawl.json'
+KINDS = {'rounds': schema.ROUND_TABLES, 'ranks': schema.RANK_TABLES}
+_ROUND_DIR = re.compile(r'^\d{6}$')
+_PENDING_DIR = re.compile(r'^\.pending-(\d{6})-[0-9a-f]+$')
+_TABLE_FILE = re.compile(r'^(?P<table>[a-z_]+)(?:-\d{5}-of-\d{5})?\.parquet$')
+
+log = logging.getLogger(__name__)
+
+
+class StateError(Exception):
+    """A crawl directory Focal cannot use as asked; the message says why and what to do."""
+
+
+def _filesystem(root: str) -> tuple[pafs.FileSystem, str]:
+    if '://' in str(root):
+        return pafs.FileSystem.from_uri(str(root))
+    return pafs.LocalFileSystem(), Path(root).expanduser().resolve().as_posix()
+
+
+def _sha256(filesystem: pafs.FileSystem, path: str) -> str:
+    digest = hashlib.sha256()
+    with filesystem.open_input_stream(path) as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+
+
+class CrawlDir:
+    """A crawl directory with a known schema version."""
+
+    def __init__(self, root: str, config: dict, filesystem: pafs.FileSystem, path: str):
+        self.root = root
+        self.config = config
+        self._fs = filesystem
+        self._path = path
+
+    # -- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, root: str, config: dict) -> 'CrawlDir':
+        """A new crawl directory; refuses one that already holds a crawl."""
+        filesystem, path = _filesystem(root)
+        if filesystem.get_file_info(posixpath.join(path, CONFIG)).type != pafs.FileType.NotFound:
+            raise StateError(f'{root} already holds a crawl: resume it with --resume {root}, '
+                             'or choose a new --out directory')
+        filesystem.create_dir(path, recursive=True)
+        document = {'schema_version': schema.SCHEMA_VERSION, 'created_at': _now(), **config}
+        _write_json_atomically(filesystem, posixpath.join(path, CONFIG), document)
+        return cls(root, document, filesystem, path)
+
+    @classmethod
+    def open(cls, root: str) -> 'CrawlDir':
+        """An existing crawl directory written by this schema version."""
+        filesystem, path = _filesystem(root)
+        config_path = posixpath.join(path, CONFIG)
+        try:
+            with filesystem.open_input_stream(config_path) as stream:
+                config = json.loads(stream.read())
+        except FileNotFoundError:
+            raise StateError(f'{root} is not a crawl directory (no {CONFIG}): start a crawl '
+                             'there with --out, or give the directory a crawl wrote') from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise StateError(f'{config_path} is damaged ({error}); the rounds are intact, but '
+                             f'Focal needs {CONFIG} to continue: restore it or start a new crawl') from None
+        _check_version(config.get('schema_version'), config_path)
+        return cls(root, config, filesystem, path)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def committed_rounds(self, kind: str = 'rounds') -> list[int]:
+        """Round numbers with a `_COMMITTED` manifest, oldest first; others are ignored."""
+        committed, half_written = [], []
+        for name in self._list_dir(kind):
+            full = posixpath.join(self._path, kind, name)
+            if _ROUND_DIR.match(name):
+                manifest = posixpath.join(full, MANIFEST)
+                if self._fs.get_file_info(manifest).type == pafs.FileType.File:
+                    committed.append(int(name))
+                else:
+                    half_written.append(full)
+            elif _PENDING_DIR.match(name):
+                half_written.append(full)
+        if half_written:
+            log.warning('ignoring %d half-written %s (never committed): %s', len(half_written),
+                        kind, ', '.join(sorted(half_written)))
+        return sorted(committed)
+
+    def last_committed_round(self, kind: str = 'rounds') -> int | None:
+        rounds = self.committed_rounds(kind)
+        return rounds[-1] if rounds else None
+
+    def manifest(self, round_number: int, kind: str = 'rounds') -> dict:
+        directory = self._round_dir(kind, round_number)
+        try:
+            with self._fs.open_input_stream(posixpath.join(directory, MANIFEST)) as stream:
+                manifest = json.loads(stream.read())
+        except FileNotFoundError:
+            raise StateError(f'{kind} {round_number:06d} of {self.root} was never committed '
+                             '(missing or half-written); it is ignored and cannot be read') from None
+        _check_version(manifest.get('schema_version'), posixpath.join(directory, MANIFEST))
+        return manifest
+
+    def read_table(self, table: str, round_number: int | None = None,
+                   kind: str = 'rounds') -> pa.Table:
+        """One table of one committed round, or of every committed round when none is given."""
+        table_schema = _table_schema(kind, table)
+        rounds = self.committed_rounds(kind) if round_number is None else [round_number]
+        parts = []
+        for number in rounds:
+            entry = self.manifest(number, kind)['tables'].get(table, {'files': []})
+            directory = self._round_dir(kind, number)
+            for file in entry['files']:
+                path = posixpath.join(directory, file['name'])
+                info = self._fs.get_file_info(path)
+                if info.type != pafs.FileType.File or info.size != file['bytes']:
+                    raise StateError(f'{path} does not match its manifest (missing or resized): '
+                                     'the crawl directory was changed after the round was committed')
+                parts.append(pq.read_table(path, filesystem=self._fs, schema=table_schema))
+        return pa.concat_tables(parts) if parts else table_schema.empty_table()
+
+    def verify(self, round_number: int, kind: str = 'rounds') -> None:
+        """Check every file of a committed round against the SHA-256 in its manifest."""
+        directory = self._round_dir(kind, round_number)
+        for entry in self.manifest(round_number, kind)['tables'].values():
+            for file in entry['files']:
+                path = posixpath.join(directory, file['name'])
+                if _sha256(self._fs, path) != file['sha256']:
+                    raise StateError(f'{path} fails its checksum: the file is damaged')
+
+    # -- writing --------------------------------------------------------------------------
+
+    def begin(self, round_number: int, kind: str = 'rounds') -> 'PendingRound':
+        """A pending round to write into; nothing is visible until its commit()."""
+        if kind not in KINDS:
+            raise ValueError(f'unknown kind {kind!r}')
+        if round_number in self.committed_rounds(kind):
+            raise StateError(f'{kind} {round_number:06d} of {self.root} is already committed; '
+                             'committed rounds are never rewritten')
+        for name in self._list_dir(kind):  # leftovers of a crashed attempt at this round
+            match = _PENDING_DIR.match(name)
+            if match and int(match.group(1)) == round_number:
+                self._fs.delete_dir(posixpath.join(self._path, kind, name))
+        pending = posixpath.join(self._path, kind, f'.pending-{round_number:06d}-{uuid.uuid4().hex}')
+        self._fs.create_dir(pending, recursive=True)
+        return PendingRound(self, kind, round_number, pending)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _round_dir(self, kind: str, round_number: int) -> str:
+        return posixpath.join(self._path, kind, f'{round_number:06d}')
+
+    def _list_dir(self, kind: str) -> list[str]:
+        selector = pafs.FileSelector(posixpath.join(self._path, kind), allow_not_found=True)
+        return [posixpath.basename(info.path) for info in self._fs.get_file_info(selector)
+                if info.type == pafs.FileType.Directory]
+
+
+class PendingRound:
+    """A round being written. `path` is where a Beam pipeline may write its Parquet shards."""
+
+    def __init__(self, crawl: CrawlDir, kind: str, round_number: int, path: str):
+        self.crawl = crawl
+        self.kind = kind
+        self.round = round_number
+        self.path = path
+
+    def table_path(self, table: str) -> str:
+        _table_schema(self.kind, table)
+        return posixpath.join(self.path, f'{table}.parquet')
+
+    def write_table(self, table: str, data: pa.Table | list[dict]) -> None:
+        table_schema = _table_schema(self.kind, table)
+        if not isinstance(data, pa.Table):
+            data = pa.Table.from_pylist(data, schema=table_schema)
+        pq.write_table(data.cast(table_schema), self.table_path(table), filesystem=self.crawl._fs)
+
+    def table_writer(self, table: str) -> pq.ParquetWriter:
+        """A streaming writer for a table too large to hold in memory."""
+        return pq.ParquetWriter(self.table_path(table), _table_schema(self.kind, table),
+                                filesystem=self.crawl._fs)
+
+    def commit(self) -> dict:
+        """Validate every file, write the manifest last, and move the round into place."""
+        filesystem = self.crawl._fs
+        tables: dict[str, dict] = {}
+        selector = pafs.FileSelector(self.path)
+        for info in sorted(filesystem.get_file_info(selector), key=lambda i: i.path):
+            name = posixpath.basename(info.path)
+            match = _TABLE_FILE.match(name)
+            if not match:
+                raise StateError(f'unexpected file {info.path} in a pending round: only '
+                                 '<table>.parquet or <table>-NNNNN-of-NNNNN.parquet files belong there')
+            table = match.group('table')
+            expected = _table_schema(self.kind, table)
+            metadata = pq.read_metadata(info.path, filesystem=filesystem)
+            if not metadata.schema.to_arrow_schema().remove_metadata().equals(expected):
+                raise StateError(f'{info.path} does not have the {table} schema of '
+                                 f'pipelines/schema.py (schema version {schema.SCHEMA_VERSION})')
+            entry = tables.setdefault(table, {'rows': 0, 'files': []})
+            entry['rows'] += metadata.num_rows
+            entry['files'].append({'name': name, 'rows': metadata.num_rows, 'bytes': info.size,
+                                   'sha256': _sha256(filesystem, info.path)})
+        manifest = {'schema_version': schema.SCHEMA_VERSION, 'kind': self.kind,
+                    'round': self.round, 'committed_at': _now(), 'tables': tables}
+        final = self.crawl._round_dir(self.kind, self.round)
+        if filesystem.get_file_info(final).type != pafs.FileType.NotFound:
+            raise StateError(f'{final} already exists: another process committed round '
+                             f'{self.round} of this crawl; this attempt is discarded')
+        _write_json_atomically(filesystem, posixpath.join(self.path, MANIFEST), manifest)
+        if isinstance(filesystem, pafs.LocalFileSystem):
+            filesystem.move(self.path, final)  # one rename: atomic
+        else:
+            _copy_manifest_last(filesystem, self.path, final)
+            filesystem.delete_dir(self.path)
+        return manifest
+
+    def discard(self) -> None:
+        self.crawl._fs.delete_dir(self.path)
+
+
+def _copy_manifest_last(filesystem: pafs.FileSystem, source: str, destination: str) -> None:
+    filesystem.create_dir(destination, recursive=True)
+    names = [posixpath.basename(i.path) for i in filesystem.get_file_info(pafs.FileSelector(source))]
+    for name in sorted(names, key=lambda n: n == MANIFEST):
+        filesystem.copy_file(posixpath.join(source, name), posixpath.join(destination, name))
+
+
+def _write_json_atomically(filesystem: pafs.FileSystem, path: str, document: dict) -> None:
+    temporary = f'{path}.tmp-{uuid.uuid4().hex}'
+    with filesystem.open_output_stream(temporary) as stream:
+        stream.write(json.dumps(document, ensure_ascii=False, indent=2).encode('utf-8'))
+    filesystem.move(temporary, path)
+
+
+def _table_schema(kind: str, table: str) -> pa.Schema:
+    try:
+        return KINDS[kind][table]
+    except KeyError:
+        raise StateError(f'unknown {kind} table {table!r}; known: {", ".join(KINDS[kind])}') from None
+
+
+def _check_version(version, where: str) -> None:
+    if version != schema.SCHEMA_VERSION:
+        raise StateError(f'{where} has schema version {version}, this Focal reads version '
+                         f'{schema.SCHEMA_VERSION}: use the Focal release that wrote it, '
+                         'or start a new crawl directory')

@@ -1,0 +1,1 @@
+"""The `focal` command line and the crawl driver."""

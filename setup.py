@@ -1,0 +1,38 @@
+"""Installs Focal's packages and the `focal` command.
+
+Beam workers install the same packages from this file (`--setup_file ./setup.py`), so the
+driver and the workers run identical code with identical pinned dependencies.
+"""
+import setuptools
+
+REQUIRED = [
+    'apache-beam==2.77.0',
+    'charset-normalizer==3.5.2',
+    'jieba==0.42.1',
+    'lxml==6.1.3',
+    'numpy==2.4.6',
+    'pyarrow==25.0.1',
+    'pyyaml==6.0.3',
+    'requests==2.34.2',
+    'scikit-learn==1.9.1',
+    'scipy==1.17.1',
+    'stopwordsiso==0.7.1',
+    'tqdm==4.70.1',
+]
+
+TEST = [
+    'pytest==9.2.0',
+]
+
+setuptools.setup(
+    name='focal',
+    version='0.1.0',
+    description='Focused crawling and domain web discovery on Apache Beam',
+    python_requires='>=3.11',
+    packages=setuptools.find_packages(include=['models', 'models.*', 'transforms', 'transforms.*',
+                                               'pipelines', 'pipelines.*', 'runners', 'runners.*',
+                                               'sandbox', 'sandbox.*']),
+    install_requires=REQUIRED,
+    extras_require={'test': TEST},
+    entry_points={'console_scripts': ['focal = runners.cli:main']},
+)

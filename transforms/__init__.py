@@ -1,0 +1,1 @@
+"""Beam PTransforms and DoFns: thin shells around the functions in models/."""
