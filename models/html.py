@@ -1,8 +1,10 @@
 """Bytes of a page or text file to Unicode text, with the charset decided by Focal.
 
-Charset order: the HTTP header, a byte-order mark, the page's own <meta> declaration, then
-detection by charset-normalizer (the requests stack's detector). GB2312 and GBK labels are
-decoded as GB18030, their superset, because pages labelled GB2312 routinely use GBK characters.
+Charset order: a byte-order mark (it beats the header, as in the HTML standard), the HTTP
+header, the page's own declaration, strict UTF-8, strict GB18030 when the result is Chinese (GBK
+is common in Chinese pages and generic detectors mistake it for Cyrillic), then charset-normalizer
+(the requests stack's detector). GB2312 and GBK labels are decoded as GB18030, their superset,
+because pages labelled GB2312 routinely use GBK characters.
 """
 import codecs
 import re
@@ -11,15 +13,18 @@ import charset_normalizer
 import lxml.html
 from lxml import etree
 
-_META_CHARSET = re.compile(rb'<meta[^>]+charset\s*=\s*["\']?\s*([a-zA-Z0-9_.:-]+)', re.I)
+# <meta charset>, <meta content="text/html; charset=...">, <?xml encoding=...?>, and the
+# encoding attribute of archive wrappers (CWCED's <text encoding="gb2312">); not accept-charset.
+_DECLARED_CHARSET = re.compile(rb'<[a-z?][^>]*?[\s;"\'](?:charset|encoding)\s*=\s*["\']?\s*([a-zA-Z0-9_.:-]+)',
+                               re.I)
 _BOMS = ((codecs.BOM_UTF8, 'utf-8'), (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))
 _SUPERSETS = {'gb2312': 'gb18030', 'gbk': 'gb18030', 'ascii': 'utf-8', 'iso8859-1': 'cp1252'}
 _DROPPED_TAGS = ('script', 'style', 'noscript', 'template', 'svg', 'head')
 _BLOCK_TAGS = frozenset('address article aside blockquote br dd div dl dt figcaption footer form h1 h2 h3 '
                         'h4 h5 h6 header hr li main nav ol p pre section table td th tr ul'.split())
 _XML_DECLARATION = re.compile(r'^\s*<\?xml[^>]*\?>', re.I)
-_HTML_START = re.compile(rb'^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title|div|p)\b',
-                         re.I | re.S)
+_HTML_TAG = re.compile(rb'<(!doctype\s+html|html|head|body|meta|title|div|p|table|span|a|br)\b', re.I)
+_HAN = re.compile('[\u4e00-\u9fff]')
 
 
 def codec_name(label: str | None) -> str | None:
@@ -34,30 +39,44 @@ def codec_name(label: str | None) -> str | None:
 
 
 def looks_like_html(body: bytes) -> bool:
-    return bool(_HTML_START.match(body[:2048].removeprefix(codecs.BOM_UTF8)))
+    """True when the first 4 KB hold an HTML tag; plain text files are not parsed as markup."""
+    return _HTML_TAG.search(body[:4096]) is not None
 
 
 def detect_encoding(body: bytes, declared: str | None = None) -> str:
-    """The encoding to decode `body` with: header, BOM, <meta>, then detection; utf-8 last."""
+    """The encoding for `body`: BOM, header, in-page declaration, UTF-8, GB18030, detection."""
     for bom, name in _BOMS:
         if body.startswith(bom):
             return name
-    for label in (declared, _meta_charset(body)):
+    for label in (declared, _declared_charset(body)):
         name = codec_name(label)
         if name:
             return name
-    try:
-        body.decode('utf-8')
-        return 'utf-8'
-    except UnicodeDecodeError:
-        pass
+    for candidate in ('utf-8', 'gb18030'):
+        if _decodes_as(body, candidate):
+            return candidate
     best = charset_normalizer.from_bytes(body[:65536]).best()
     return codec_name(best.encoding if best else None) or 'utf-8'
 
 
-def _meta_charset(body: bytes) -> str | None:
-    match = _META_CHARSET.search(body[:4096])
+def _declared_charset(body: bytes) -> str | None:
+    match = _DECLARED_CHARSET.search(body[:4096])
     return match.group(1).decode('ascii') if match else None
+
+
+def _decodes_as(body: bytes, encoding: str) -> bool:
+    """Strict decoding works; for GB18030 (which decodes most byte soup) the non-ASCII text
+    must also be mostly Chinese characters."""
+    try:
+        decoded = body[:65536].decode(encoding)
+    except UnicodeDecodeError as error:
+        if error.start < 65536 - 4:  # not just a character cut at the sample's end
+            return False
+        decoded = body[:error.start].decode(encoding)
+    if encoding != 'gb18030':
+        return True
+    non_ascii = sum(1 for c in decoded if ord(c) > 127)
+    return non_ascii > 0 and len(_HAN.findall(decoded)) >= 0.7 * non_ascii
 
 
 def decode(body: bytes, declared: str | None = None) -> tuple[str, str]:

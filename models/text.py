@@ -22,18 +22,25 @@ _RUN = re.compile(rf'([{_HAN}]+)|([^\W_{_HAN}]+(?:[\'’][^\W_{_HAN}]+)*)')
 _HAN_CHAR = re.compile(rf'[{_HAN}]')
 _HAS_LETTER = re.compile(r'[^\W\d_]')
 
+_ENGLISH_CONTRACTIONS = ("aren't can't couldn't didn't doesn't don't hadn't hasn't haven't he's i'd "
+                         "i'll i'm i've isn't it's let's she's shouldn't that's there's they'd "
+                         "they'll they're they've wasn't we'd we're we've weren't what's who's "
+                         "won't wouldn't you'd you'll you're you've").split()
 _jieba_lock = threading.Lock()
 
 
 def normalize(text: str) -> str:
-    """Full-width to half-width (NFKC), case-folded, curly apostrophes straightened, so 'ＡＢＣ１' and 'abc1' are one term."""
+    """NFKC (full-width to half-width), case-folded, curly apostrophes straightened.
+
+    So 'ＡＢＣ１' and 'abc1', or 'Don’t' and "don't", are one term.
+    """
     return unicodedata.normalize('NFKC', text).casefold().replace('’', "'")
 
 
 @functools.lru_cache(maxsize=None)
 def stop_words() -> frozenset:
     """Chinese and English stop words, normalised like the tokens they filter."""
-    words = set(stopwordsiso.stopwords('zh')) | set(ENGLISH_STOP_WORDS)
+    words = set(stopwordsiso.stopwords('zh')) | set(ENGLISH_STOP_WORDS) | set(_ENGLISH_CONTRACTIONS)
     return frozenset(normalize(w) for w in words)
 
 

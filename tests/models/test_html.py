@@ -1,0 +1,74 @@
+import codecs
+import json
+
+import pytest
+
+from models import html
+
+GBK_PAGE = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">' \
+           '<title>北京房价</title></head><body><p>楼盘销售火爆，开发商推出新房。</p></body></html>'
+
+
+def test_meta_charset_decides_when_the_header_is_silent():
+    text, encoding = html.decode(GBK_PAGE.encode('gbk'))
+    assert encoding == 'gb18030' and '楼盘销售火爆' in text
+
+
+def test_gbk_characters_beyond_gb2312_decode_under_a_gb2312_label():
+    body = GBK_PAGE.replace('开发商', '开发商（镕）').encode('gbk')  # 镕 is GBK, not GB2312
+    assert '镕' in html.decode(body)[0]
+
+
+def test_header_charset_wins_over_meta_and_bom_wins_over_both():
+    body = '<meta charset="gbk"><p>中文</p>'.encode('utf-8')
+    assert html.decode(body, declared='utf-8')[1] == 'utf-8'
+    assert html.decode(codecs.BOM_UTF8 + body, declared='gbk') == ('<meta charset="gbk"><p>中文</p>', 'utf-8')
+
+
+def test_missing_charset_is_detected():
+    body = ('<html><body><p>' + '北京市住房和城乡建设委员会公布的数据显示，本周新建商品住宅成交量明显回落。' * 5
+            + '</p></body></html>').encode('gbk')
+    text, encoding = html.decode(body)
+    assert '商品住宅成交量' in text and encoding in ('gb18030', 'gbk', 'gb2312')
+
+
+def test_wrong_or_unknown_labels_fall_back_to_detection():
+    body = '<p>房价</p>'.encode('utf-8')
+    assert html.decode(body, declared='x-no-such-charset') == ('<p>房价</p>', 'utf-8')
+
+
+def test_title_and_visible_text_without_scripts_styles_or_comments():
+    markup = '<?xml version="1.0" encoding="utf-8"?><html><head><title> A  title </title>' \
+             '<script>var x = 1;</script></head><body><p>Hello <b>world</b></p><style>p{}</style>' \
+             '<div>two<br>three</div><!-- hidden --></body></html>'
+    assert html.html_title_and_text(markup) == ('A title', 'Hello world\ntwo\nthree')
+
+
+@pytest.mark.parametrize('body', [b'', b'   ', b'\x00\x01\x02\xff\xfe' * 100, b'<html><body><p>broken <div>x',
+                                  b'<<<>>>', b'\x1f\x8b\x08\x00' + bytes(range(256))])
+def test_broken_empty_and_binary_input_never_raises(body):
+    title, text = html.document_text(body)
+    assert isinstance(title, str) and isinstance(text, str)
+
+
+def test_plain_text_files_are_not_parsed_as_html():
+    assert html.document_text('房价 <b> 上涨'.encode('gbk')) == ('', '房价 <b> 上涨')
+    assert html.document_text(b'<!DOCTYPE html><title>T</title><p>x') == ('T', 'x')
+
+
+def test_real_chinese_pages_decode_without_mojibake(shared_data):
+    """CWCED pages are mostly GB2312/GBK: their gold article text must appear once decoded.
+
+    One page holds a truncated GBK character in its original bytes, so a stray U+FFFD is the
+    correct outcome; mojibake would replace or garble hundreds of characters."""
+    folder = shared_data / 'extraction' / 'cwced'
+    truth = json.loads((folder / 'ground_truth.json').read_text(encoding='utf-8'))
+    checked = 0
+    for page in sorted((folder / 'original').glob('*.html')):
+        gold = truth[page.stem]['articleBody']
+        _, text = html.document_text(page.read_bytes())
+        snippet = ''.join(gold.split())[:30]
+        assert snippet in ''.join(text.split()), page.name
+        assert text.count('\ufffd') <= 2, page.name
+        checked += 1
+    assert checked == len(truth)

@@ -1,0 +1,35 @@
+import math
+
+import pytest
+
+from models.termstats import TermStats, tfidf_weights
+
+DOCS = [['暴雨', '气象', '暴雨'], ['暴雨', '灾害'], ['足球'], ['足球', '比赛', '足球', '足球']]
+
+
+def test_tfidf_is_wl_equation_3():
+    stats = TermStats.from_documents(DOCS)  # D = 4; D_暴雨 = 2, D_气象 = 1
+    weights = tfidf_weights(['暴雨', '气象', '暴雨', '新词'], stats)
+    assert weights['暴雨'] == pytest.approx(2 / 4 * math.log10(4 / (1 + 2)))
+    assert weights['气象'] == pytest.approx(1 / 4 * math.log10(4 / (1 + 1)))
+    assert weights['新词'] == pytest.approx(1 / 4 * math.log10(4 / (1 + 0)))
+
+
+def test_a_term_in_every_document_weighs_below_zero_and_no_statistics_weigh_nothing():
+    stats = TermStats.from_documents([['a1'], ['a1']])
+    assert tfidf_weights(['a1'], stats)['a1'] < 0
+    assert tfidf_weights(['a1'], TermStats()) == {'a1': 0.0}
+    assert tfidf_weights([], stats) == {}
+
+
+def test_merged_statistics_equal_one_pass():
+    left = TermStats.from_documents(DOCS[:1])
+    right = TermStats.from_documents(DOCS[1:])
+    merged = TermStats().merge(left).merge(right)
+    assert merged == TermStats.from_documents(DOCS)
+    assert merged.documents == 4 and merged.document_frequency['足球'] == 2
+
+
+def test_statistics_survive_a_round_trip_through_a_dict():
+    stats = TermStats.from_documents(DOCS)
+    assert TermStats.from_dict(stats.to_dict()) == stats

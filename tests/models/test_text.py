@@ -1,0 +1,39 @@
+import jieba
+
+from models import text
+
+
+def test_full_width_and_case_are_normalised():
+    assert text.normalize('ＡＢＣ１２３ Ｈｅｌｌｏ') == 'abc123 hello'
+    assert text.tokenize('ＦＯＯＴＢＡＬＬ') == text.tokenize('football') == ['football']
+
+
+def test_chinese_is_segmented_with_jieba_and_stop_words_removed():
+    terms = text.tokenize('我们的房地产开发商在北京推出了新楼盘')
+    assert '房地产' in terms and '开发商' in terms and '北京' in terms
+    assert '我们' not in terms and '的' not in terms
+
+
+def test_mixed_text_splits_scripts_before_tokenizing():
+    assert text.tokenize('iPhone手机价格，Beijing房价') == ['iphone', '手机', '价格', 'beijing', '房价']
+
+
+def test_english_words_without_stop_words_numbers_or_single_letters():
+    assert text.tokenize("The houses aren’t cheap: 42 rooms, a b c") == ['houses', 'cheap', 'rooms']
+
+
+def test_other_scripts_become_unicode_words():
+    assert text.tokenize('Ελληνικά κείμενα и русский текст') == ['ελληνικά', 'κείμενα', 'русский', 'текст']
+
+
+def test_jieba_dictionary_is_loaded_once_per_process():
+    first = text.jieba_tokenizer()
+    text.tokenize('房价上涨')
+    assert text.jieba_tokenizer() is first is jieba.dt
+    assert first.initialized
+
+
+def test_language_detection_by_han_share():
+    assert text.is_chinese('北京房价上涨 according to reports')
+    assert not text.is_chinese('Beijing house prices rose 北')
+    assert not text.is_chinese('')

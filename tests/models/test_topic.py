@@ -1,0 +1,77 @@
+import pytest
+
+from models import relevance, text
+from models.termstats import TermStats
+from models.topic import Topic, TopicError, build_topic, learn_keywords, load_topic
+
+HOUSING = ['北京楼市成交量下降，二手房价格回落，开发商推出新楼盘。', '房价调控政策出台，楼盘销售放缓，二手房市场观望。']
+SPORT = ['湖人队在比赛中击败马刺，科比得到三十分，球队赢得季后赛。']
+
+
+def test_topic_yaml_round_trip(tmp_path):
+    topic = Topic('暴雨', 'zh', {'暴雨': 0.8, '气象': 0.1}, ['http://example.com/'])
+    topic.save(tmp_path / 't.yaml')
+    assert '暴雨: 0.8' in (tmp_path / 't.yaml').read_text(encoding='utf-8')
+    assert load_topic(tmp_path / 't.yaml') == topic
+
+
+def test_hand_written_keywords_are_normalised_and_split_into_terms(tmp_path):
+    (tmp_path / 't.yaml').write_text('name: Housing\nkeywords: {Real Estate: 0.9, ＨＯＵＳＥ: 0.5}\n')
+    topic = load_topic(tmp_path / 't.yaml')
+    assert topic.language == 'en'
+    assert topic.term_weights == {'real': 0.9, 'estate': 0.9, 'house': 0.5}
+
+
+@pytest.mark.parametrize('content, message', [
+    ('name: x\n', 'keywords'),
+    ('keywords: {a: 1}\n', 'name'),
+    ('name: x\nkeywords: {房价: -1}\n', 'positive'),
+    ('name: x\nkeywords: {房价: high}\n', 'positive'),
+    ('name: x\nkeywords: {房价: 1}\nseeds: http://a/\n', 'seeds'),
+    ('name: [unclosed\n', 'not valid YAML'),
+    ('- just\n- a list\n', 'mapping'),
+])
+def test_bad_topic_files_say_what_is_wrong(tmp_path, content, message):
+    (tmp_path / 't.yaml').write_text(content, encoding='utf-8')
+    with pytest.raises(TopicError, match=message):
+        load_topic(tmp_path / 't.yaml')
+
+
+def test_missing_topic_file_is_a_topic_error(tmp_path):
+    with pytest.raises(TopicError, match='cannot read'):
+        load_topic(tmp_path / 'missing.yaml')
+
+
+def test_learned_keywords_favour_terms_shared_by_the_examples():
+    keywords = learn_keywords(HOUSING, top_k=10)
+    assert len(keywords) <= 10 and max(keywords.values()) == 1.0
+    assert {'二手房', '楼盘'} <= set(keywords)
+    assert all(text.is_term(k) for k in keywords)
+
+
+def test_english_keywords_come_from_our_own_textrank():
+    pages = ['The river flows through the valley to the sea. The river delta is fertile.',
+             'A mountain range borders the valley; the river drains the mountain range.']
+    keywords = learn_keywords(pages, top_k=5)
+    assert next(iter(keywords)) == 'river'
+
+
+def test_built_topic_ranks_a_page_of_its_domain_above_another():
+    topic = build_topic('房产', HOUSING, seeds=['http://example.com/'])
+    assert topic.language == 'zh' and topic.seeds == ['http://example.com/']
+    pages = [text.tokenize(HOUSING[0]), text.tokenize(SPORT[0]), text.tokenize('今天天气很好')]
+    stats = TermStats.from_documents(pages)
+    scores = [relevance.terms_relevance(p, topic, stats) for p in pages]
+    assert scores[0] > scores[1] and scores[0] > scores[2]
+
+
+def test_no_text_no_topic():
+    with pytest.raises(TopicError, match='no keywords'):
+        build_topic('empty', ['', '  ', '的 了 the'])
+
+
+def test_cosine():
+    assert relevance.cosine({'a': 1.0}, {'a': 2.0}) == pytest.approx(1.0)
+    assert relevance.cosine({'a': 1.0}, {'b': 2.0}) == 0.0
+    assert relevance.cosine({}, {'a': 1.0}) == 0.0
+    assert relevance.cosine({'a': 1.0, 'b': 1.0}, {'a': 1.0}) == pytest.approx(2 ** -0.5)
