@@ -60,18 +60,23 @@ def test_plain_text_files_are_not_parsed_as_html():
 
 
 def test_real_chinese_pages_decode_without_mojibake(shared_data):
-    """CWCED pages are mostly GB2312/GBK: their gold article text must appear once decoded.
+    """CWCED pages are mostly GB2312/GBK: the gold article's Chinese must be in the decoded page.
 
-    One page holds a truncated GBK character in its original bytes, so a stray U+FFFD is the
-    correct outcome; mojibake would replace or garble hundreds of characters."""
+    Measured on 3-character shingles of the gold text, so the page's own layout does not matter.
+    One page holds truncated GBK characters in its original bytes, so a stray U+FFFD is the
+    correct outcome; mojibake would replace or garble hundreds of characters.
+    """
     folder = shared_data / 'extraction' / 'cwced'
     truth = json.loads((folder / 'ground_truth.json').read_text(encoding='utf-8'))
     checked = 0
     for page in sorted((folder / 'original').glob('*.html')):
-        gold = truth[page.stem]['articleBody']
-        _, text = html.document_text(page.read_bytes())
-        snippet = ''.join(HAN.findall(gold))[:20]
-        assert len(snippet) == 20 and snippet in ''.join(HAN.findall(text)), page.name
-        assert text.count('\ufffd') <= 2, page.name
+        gold = ''.join(HAN.findall(truth[page.stem]['articleBody']))[:300]
+        text, _ = html.decode(page.read_bytes())
+        decoded = ''.join(HAN.findall(text))
+        shingles = {gold[i:i + 3] for i in range(len(gold) - 2)}
+        found = sum(1 for shingle in shingles if shingle in decoded)
+        assert len(shingles) > 20 and found >= 0.9 * len(shingles), page.name
+        assert text.count('\ufffd') <= 0.002 * len(decoded), page.name
+        assert html.document_text(page.read_bytes())[1], page.name
         checked += 1
     assert checked == len(truth)
