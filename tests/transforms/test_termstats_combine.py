@@ -1,5 +1,5 @@
 import apache_beam as beam
-from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from models.termstats import TermStats
@@ -10,7 +10,7 @@ PAGES = [['房价', '上涨', '房价'], ['楼市', '房价'], ['football', 'goa
 
 def test_gathered_stats_equal_one_pass_over_all_pages():
     expected = TermStats.from_documents(PAGES).to_dict()
-    with TestPipeline('FnApiRunner') as pipeline:
+    with BeamTestPipeline('FnApiRunner') as pipeline:
         stats = (pipeline
                  | beam.Create(PAGES, reshuffle=True)
                  | GatherTermStats()
