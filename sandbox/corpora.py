@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote
 
-_WIKI_HEADER = re.compile(r'\A.*?Related subjects?:.*?\n\s*\n', re.S)
+_WIKI_HEADER = re.compile(r'\A.{0,400}?2007 Schools Wikipedia Selection.*?\n\s*\n', re.S)
 _WIKI_FOOTER = re.compile(r'\s*Retrieved from "\s*http.*\Z', re.S)
 
 
