@@ -18,6 +18,7 @@ REQUIRED = [
     'scipy==1.17.1',
     'stopwordsiso==0.7.1',
     'tqdm==4.70.1',
+    'warcio==1.8.1',
 ]
 
 TEST = [

@@ -1,0 +1,74 @@
+"""URL normalisation (RFC 3986 section 6), so one page has one key everywhere.
+
+The crawler's seen-set, the graph's edges and the sandbox's archive lookup all use
+`normalize_url`: scheme and host lower-cased, default port dropped, fragment dropped, dot
+segments resolved, percent-encoding made canonical (unreserved characters decoded, hex
+upper-cased, non-ASCII encoded as UTF-8), an empty path made '/'. The query keeps its order:
+reordering parameters changes meaning on some sites.
+"""
+import posixpath
+import re
+from urllib.parse import quote, urlsplit, urlunsplit
+
+DEFAULT_PORTS = {'http': 80, 'https': 443}
+_PERCENT = re.compile(r'%[0-9A-Fa-f]{2}')
+# Characters left as they are in each part: RFC 3986 reserved and sub-delims, plus '%'
+# (already-encoded bytes are canonicalised separately, never encoded twice).
+_SAFE_PATH = "/:@!$&'()*+,;=%"
+_SAFE_QUERY = "/?:@!$&'()*+,;=%"
+_UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~')
+
+
+class UrlError(ValueError):
+    """Not an absolute http(s) URL."""
+
+
+def _canonical_percent(part: str, safe: str) -> str:
+    """Encode what must be encoded; decode escapes of unreserved characters; upper-case hex."""
+    def canonical(match):
+        character = chr(int(match.group()[1:], 16))
+        return character if character in _UNRESERVED else match.group().upper()
+    return _PERCENT.sub(canonical, quote(part, safe=safe))
+
+
+def _remove_dot_segments(path: str) -> str:
+    if '.' not in path:
+        return path
+    resolved = posixpath.normpath(path)
+    if resolved.startswith('//'):
+        resolved = '/' + resolved.lstrip('/')
+    if path.endswith(('/', '/.', '/..')) and resolved != '/':
+        resolved += '/'
+    return resolved
+
+
+def normalize_url(url: str) -> str:
+    """The canonical form of an absolute http(s) URL; raises UrlError for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as error:
+        raise UrlError(f'malformed URL {url!r}: {error}') from None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        raise UrlError(f'not an absolute http(s) URL: {url!r}')
+    host = parts.hostname.rstrip('.')
+    try:
+        host = host.encode('idna').decode('ascii') if not host.isascii() else host.lower()
+    except UnicodeError:
+        raise UrlError(f'malformed host name in {url!r}') from None
+    if ':' in host:
+        host = f'[{host}]'
+    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f'{host}:{port}'
+    if parts.username is not None:
+        userinfo = parts.username + (f':{parts.password}' if parts.password is not None else '')
+        netloc = f'{userinfo}@{netloc}'
+    path = _remove_dot_segments(_canonical_percent(parts.path, _SAFE_PATH)) or '/'
+    query = _canonical_percent(parts.query, _SAFE_QUERY)
+    return urlunsplit((scheme, netloc, path, query, ''))
+
+
+def host_of(url: str) -> str:
+    """The lower-case host name of a URL ('' when there is none)."""
+    return (urlsplit(url).hostname or '').rstrip('.')
+

@@ -1,0 +1,32 @@
+import pytest
+
+from models.urls import UrlError, host_of, normalize_url
+
+
+@pytest.mark.parametrize('raw, expected', [
+    ('HTTP://Example.COM:80/a/../b/./c', 'http://example.com/b/c'),
+    ('https://example.com:443', 'https://example.com/'),
+    ('http://example.com:8080/x#section', 'http://example.com:8080/x'),
+    ('http://example.com/%7euser/%2fa%3F', 'http://example.com/~user/%2Fa%3F'),
+    ('http://example.com/房产/新闻?q=楼市', 'http://example.com/%E6%88%BF%E4%BA%A7/%E6%96%B0%E9%97%BB?q=%E6%A5%BC%E5%B8%82'),
+    ('http://example.com/a b', 'http://example.com/a%20b'),
+    ('http://example.com/a/b/..', 'http://example.com/a/'),
+    ('http://example.com/?b=2&a=1', 'http://example.com/?b=2&a=1'),
+    ('http://bücher.example/', 'http://xn--bcher-kva.example/'),
+    ('http://example.com./x', 'http://example.com/x'),
+])
+def test_normalize_url(raw, expected):
+    assert normalize_url(raw) == expected
+    assert normalize_url(expected) == expected
+
+
+@pytest.mark.parametrize('raw', ['mailto:a@b.c', '/relative/path', 'ftp://example.com/', 'http://',
+                                 'http://example.com:99999/', 'javascript:void(0)'])
+def test_normalize_url_refuses_what_is_not_an_absolute_http_url(raw):
+    with pytest.raises(UrlError):
+        normalize_url(raw)
+
+
+def test_host_of():
+    assert host_of('http://News.Example.test:8080/a') == 'news.example.test'
+    assert host_of('/relative') == ''
