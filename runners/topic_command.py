@@ -6,17 +6,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from models import html, relevance, text, topic as topic_model
-
-
-class CommandError(Exception):
-    """A user error: the message says what was wrong and what to do."""
-
-
-def positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f'must be 1 or more, not {value}')
-    return number
+from runners.command import CommandError, positive_int
 
 
 def read_documents(paths: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ and ends with a licence footer; both are removed so that a label never leaks int
 """
 import dataclasses
 import gzip
+import html
 import json
 import os
 import re
@@ -43,6 +44,7 @@ def thucnews_articles(path: Path | None = None) -> list[Document]:
     with open(path, encoding='utf-8') as lines:
         for number, line in enumerate(lines):
             label, _, body = line.rstrip('\n').partition('\t')
+            body = html.unescape(body)  # the corpus keeps some entities (&quot;) from its pages
             title = re.split(r'[\s　]', body.strip(), maxsplit=1)[0][:40]
             documents.append(Document(f'thucnews-{number:04d}', title, body, (label,)))
     return documents
