@@ -78,4 +78,5 @@ def is_term(token: str) -> bool:
 
 def tokenize(text: str) -> list[str]:
     """Index terms of `text`: normalised words without stop words, numbers or single letters."""
-    return [t for t in words(text) if is_term(t)]
+    stops = stop_words()
+    return [t for t in words(text) if len(t) >= 2 and t not in stops and _HAS_LETTER.search(t)]

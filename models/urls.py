@@ -6,6 +6,7 @@ segments resolved, percent-encoding made canonical (unreserved characters decode
 upper-cased, non-ASCII encoded as UTF-8), an empty path made '/'. The query keeps its order:
 reordering parameters changes meaning on some sites.
 """
+import functools
 import posixpath
 import re
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -42,8 +43,12 @@ def _remove_dot_segments(path: str) -> str:
     return resolved
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def normalize_url(url: str) -> str:
-    """The canonical form of an absolute http(s) URL; raises UrlError for anything else."""
+    """The canonical form of an absolute http(s) URL; raises UrlError for anything else.
+
+    Cached: a crawl meets the same navigation and related links on page after page.
+    """
     try:
         parts = urlsplit(url.strip())
         port = parts.port

@@ -8,6 +8,7 @@ over sites by label, at most SITE_ARTICLES a site; without links, sites of one l
 islands joined by tunnels, as in the news web.
 """
 import datetime
+import hashlib
 import json
 import random
 import re
@@ -55,6 +56,11 @@ def read_jsonl(path: Path) -> list[dict]:
     return documents
 
 
+def _host_stem(label: str) -> str:
+    """An ASCII host name part for a label; labels in other scripts get a stable digest."""
+    return slug(label) or 'label-' + hashlib.sha1(label.encode('utf-8')).hexdigest()[:8]
+
+
 def jsonl_web(path: Path, rng: random.Random) -> Plan:
     documents = read_jsonl(path)
     has_links = any(d.get('links') for d in documents)
@@ -65,7 +71,7 @@ def jsonl_web(path: Path, rng: random.Random) -> Plan:
         host = document.get('host')
         if not host:
             counts[label] = counts.get(label, 0) + 1
-            host = f'{slug(label) or "site"}-{(counts[label] - 1) // SITE_ARTICLES + 1}.test'
+            host = f'{_host_stem(label)}-{(counts[label] - 1) // SITE_ARTICLES + 1}.test'
         if host not in sites:
             sites[host] = Site(host, host.split('.')[0], language, (label,), style=rng.randrange(3))
         document['_site'] = sites[host]

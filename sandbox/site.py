@@ -127,35 +127,47 @@ def slug(name: str) -> str:
     return re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')
 
 
+def _find_word(text: str, title: str, start: int = 0) -> int:
+    """First index of `title` in `text` from `start` not inside a longer word, or -1."""
+    position = text.find(title, start)
+    while position >= 0:
+        before = text[position - 1] if position else ' '
+        after = text[position + len(title)] if position + len(title) < len(text) else ' '
+        if not (before.isascii() and before.isalnum() and title[0].isalnum()) and \
+                not (after.isascii() and after.isalnum() and title[-1].isalnum()):
+            return position
+        position = text.find(title, position + 1)
+    return -1
+
+
 def link_inline(paragraphs: list[str], targets: dict[str, str]) -> tuple[list[tuple], set[str]]:
     """Paragraphs as pieces with each target linked where its title first occurs.
 
-    targets: title -> URL. Returns the pieces and the titles that were placed; paragraphs
-    starting with '## ' are headings and get no links.
+    targets: title -> URL; longer titles are placed first, so "New York City" wins over
+    "New York". Paragraphs starting with '## ' are headings and get no links. Returns the
+    pieces and the titles that were placed.
     """
-    if not targets:
-        return [(p,) for p in paragraphs], set()
-    def bounded(title):  # word boundaries only where the title starts or ends with a letter
-        return ((r'\b' if title[0].isascii() and title[0].isalnum() else '') + re.escape(title)
-                + (r'\b' if title[-1].isascii() and title[-1].isalnum() else ''))
-    pattern = re.compile('|'.join(bounded(t) for t in sorted(targets, key=len, reverse=True)))
-    placed = set()
-    result = []
+    body = '\n'.join('' if p.startswith('## ') else p for p in paragraphs)
+    spans = []  # (start, end, link), not overlapping
+    for title in sorted(targets, key=len, reverse=True):
+        position = _find_word(body, title)
+        while position >= 0 and any(s < position + len(title) and position < e for s, e, _ in spans):
+            position = _find_word(body, title, position + 1)
+        if position >= 0:
+            spans.append((position, position + len(title), Link(targets[title], title)))
+    spans.sort(key=lambda span: span[0])
+    result, offset, next_span = [], 0, 0
     for paragraph in paragraphs:
-        if paragraph.startswith('## '):
-            result.append((paragraph,))
-            continue
-        pieces, start = [], 0
-        for match in pattern.finditer(paragraph):
-            title = match.group()
-            if title in placed:
-                continue
-            placed.add(title)
-            pieces += [paragraph[start:match.start()], Link(targets[title], title)]
-            start = match.end()
-        pieces.append(paragraph[start:])
+        end = offset + (0 if paragraph.startswith('## ') else len(paragraph))
+        pieces, cursor = [], offset
+        while next_span < len(spans) and spans[next_span][0] < end:
+            start, stop, link = spans[next_span]
+            pieces += [body[cursor:start], link]
+            cursor, next_span = stop, next_span + 1
+        pieces.append(paragraph if paragraph.startswith('## ') else body[cursor:end])
         result.append(tuple(p for p in pieces if p != ''))
-    return result, placed
+        offset = end + 1
+    return result, {link.anchor for _, _, link in spans}
 
 
 WORDS = {
@@ -229,19 +241,24 @@ def _tunnels(sites: list[Site], by_site: dict[str, list[Article]],
     for site in sites:
         for article in by_site[site.host]:
             by_label.setdefault(article.labels[0], {}).setdefault(site.host, []).append(article)
+    pools = {label: [a for group in members.values() for a in group] for label, members in by_label.items()}
     links = {}
     for label, members in sorted(by_label.items()):
-        strangers = [a for other, group in by_label.items() if other != label
-                     for articles in group.values() for a in articles]
-        if not strangers:
-            continue
         hosts = sorted(members)
         for source in hosts:
             for target in hosts:
                 if source == target:
                     continue
-                path = [rng.choice(members[source])]
-                path += [rng.choice(strangers) for _ in range(rng.choice(TUNNEL_LENGTHS))]
+                path, previous = [rng.choice(members[source])], label
+                for _ in range(rng.choice(TUNNEL_LENGTHS)):
+                    # each step changes label, so a tunnel never joins two islands of another label
+                    others = [other for other in pools if other not in (label, previous)]
+                    if not others:
+                        break
+                    previous = rng.choice(others)
+                    path.append(rng.choice(pools[previous]))
+                if len(path) == 1:
+                    continue
                 path.append(rng.choice(members[target]))
                 for here, there in zip(path, path[1:]):
                     links.setdefault(here.url, []).append(Link(there.url, there.title))
