@@ -5,9 +5,17 @@ import sys
 
 from models.topic import TopicError
 from pipelines.state import StateError
-from runners import demo, topic_command
+from runners import demo, sandbox_command, topic_command
+from runners.command import CommandError
+from sandbox.archive import ArchiveError
+from sandbox.build import BuildError
+from sandbox.faults import FaultError
+from sandbox.jsonl_web import CorpusError
+from sandbox.search_index import SearchIndexError
+from sandbox.stats import WebDirError
 
-USER_ERRORS = (topic_command.CommandError, TopicError, StateError)
+USER_ERRORS = (CommandError, TopicError, StateError, BuildError, CorpusError, WebDirError,
+               ArchiveError, SearchIndexError, FaultError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('-v', '--verbose', action='store_true', help='log debug messages')
     subparsers = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     topic_command.add_parser(subparsers)
+    sandbox_command.add_parser(subparsers)
     demo.add_parser(subparsers)
     return parser
 
