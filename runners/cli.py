@@ -12,10 +12,11 @@ from sandbox.build import BuildError
 from sandbox.faults import FaultError
 from sandbox.jsonl_web import CorpusError
 from sandbox.search_index import SearchIndexError
+from sandbox.server import SandboxError
 from sandbox.stats import WebDirError
 
 USER_ERRORS = (CommandError, TopicError, StateError, BuildError, CorpusError, WebDirError,
-               ArchiveError, SearchIndexError, FaultError)
+               ArchiveError, SearchIndexError, FaultError, SandboxError)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -183,7 +183,8 @@ def build_web(corpus: str, out: str | Path, seed: int = 1, scale: int = 1, force
         for page in tqdm(pages, desc='writing pages', unit='page', disable=not progress, file=sys.stderr):
             headers, body = render.render_response(page, crawled)
             warc.response(page.url, headers, body)
-            index.add(page.url, page.title, page.text(), [link.url for link in page.links()])
+            if page.kind != 'print':  # search engines keep out what robots.txt disallows
+                index.add(page.url, page.title, page.text(), [link.url for link in page.links()])
     finally:
         warc.close()
     Archive.scan([out / 'web.warc.gz'], progress=progress).save(out / 'archive.parquet')

@@ -94,7 +94,10 @@ class SandboxServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> 'SandboxServer':
-        """Serve from a daemon thread; returns at once."""
+        """Serve from a daemon thread; returns at once. Starting a started server does nothing
+        (two loops on one socket would hang `stop`)."""
+        if self._serving:
+            return self
         self._serving = True
         self._thread = threading.Thread(target=self._serve, name=f'sandbox-{self.port}', daemon=True)
         self._thread.start()

@@ -6,6 +6,7 @@ Every request goes to the server on 127.0.0.1 (never to the hosts named in the U
 import http.client
 import json
 import re
+import threading
 
 import pytest
 import requests
@@ -223,6 +224,13 @@ def test_stop_closes_open_connections(web):
     with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
         connection.request('GET', 'http://a.test/p2')
         connection.getresponse()
+
+
+def test_a_server_started_twice_serves_once_and_stops(web):
+    with SandboxServer(*open_web(web)).start() as server:  # `with` starts it again
+        assert server.start() is server
+        assert requests.get('http://a.test/p1', proxies=server.proxies, timeout=5).status_code == 200
+    assert not [t for t in threading.enumerate() if t.name == f'sandbox-{server.port}']
 
 
 @pytest.mark.parametrize('host', ['0.0.0.0', '192.168.1.10', '::', 'sandbox.example.com'])
