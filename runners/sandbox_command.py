@@ -54,7 +54,8 @@ def stats_command(args: argparse.Namespace) -> int:
         share = task['reachable_relevant'] / task['relevant'] if task['relevant'] else 0.0
         distance = f', median {task["median_distance"]:.0f} links away' if task['median_distance'] else ''
         print(f'task {task["label"]} ({task["file"]}): {task["relevant"]:,} relevant pages on '
-              f'{task["relevant_hosts"]} hosts; its {task["seeds"]} seeds reach {task["reachable_relevant"]:,} '
+              f'{task["relevant_hosts"]} hosts ({task["relevant_allowed"]:,} allowed by robots.txt); '
+              f'its {task["seeds"]} seeds reach {task["reachable_relevant"]:,} '
               f'of them ({share:.1%}) by links alone{distance}; {task["reachable"]:,} pages reachable in all')
     return 0
 

@@ -3,7 +3,8 @@
     WEB_DIR/web.warc.gz       every page and robots.txt as WARC response records
     WEB_DIR/archive.parquet   URL -> record offsets, for the replay proxy
     WEB_DIR/search/           the search API's index (no labels in it)
-    WEB_DIR/labels.parquet    ground truth: url, host, kind, labels, one column per task
+    WEB_DIR/labels.parquet    ground truth: url, host, kind, labels, charset, robots_allowed,
+                              and one relevant_NAME column per task
     WEB_DIR/graph.parquet     ground truth: every link (src, dst), for `focal sandbox stats`
     WEB_DIR/tasks/NAME.yaml   ready-made tasks: a topic, seed URLs and the relevant label
     WEB_DIR/web.json          what was built, from what, with which seed; written last
@@ -140,6 +141,7 @@ def _labels_table(pages: list[Page], tasks: list[dict]) -> pa.Table:
         'kind': [p.kind for p in pages],
         'labels': [list(p.labels) for p in pages],
         'charset': [p.site.charset for p in pages],
+        'robots_allowed': [p.kind != 'print' for p in pages],  # printable copies are disallowed
     }
     for task in tasks:
         columns[_task_column(task['label'])] = [task['label'] in p.labels for p in pages]

@@ -55,6 +55,7 @@ def web_stats(web_dir: str | Path) -> dict:
     for name in manifest['tasks']:
         task = yaml.safe_load((web_dir / 'tasks' / name).read_text(encoding='utf-8'))
         relevant = np.array(labels[task['relevant_column']], dtype=bool)
+        allowed = np.array(labels['robots_allowed'], dtype=bool)
         distance = link_distances(labels['url'], graph['src'], graph['dst'],
                                   [normalize_url(s) for s in task['seeds']])
         reached = relevant & np.isfinite(distance)
@@ -62,6 +63,7 @@ def web_stats(web_dir: str | Path) -> dict:
         tasks.append({
             'file': f'tasks/{name}', 'label': task['label'], 'seeds': len(task['seeds']),
             'relevant': int(relevant.sum()), 'relevant_hosts': len(relevant_hosts),
+            'relevant_allowed': int((relevant & allowed).sum()),
             'reachable_relevant': int(reached.sum()),
             'reachable': int(np.isfinite(distance).sum()),
             'median_distance': float(np.median(distance[reached])) if reached.any() else None,

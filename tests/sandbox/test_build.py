@@ -104,6 +104,8 @@ def test_thucnews_robots_txt_disallows_the_printable_copies_that_exist(news_web_
             printable.add(host_of(url))
     assert len(robots) == manifest(news_web_dir)['hosts'] and printable
     assert all('Disallow: /print/' in robots[host] for host in printable)
+    labels = pq.read_table(news_web_dir / 'labels.parquet').to_pydict()
+    assert all(allowed == ('/print/' not in url) for url, allowed in zip(labels['url'], labels['robots_allowed']))
 
 
 def test_wikispeedia_web_places_real_links_inline_and_in_see_also(wiki_web_dir, shared_data, report):

@@ -84,7 +84,8 @@ def test_focal_sandbox_serve_and_stats_from_the_command_line(news_web_dir):
     stats = subprocess.run([sys.executable, '-m', 'runners', 'sandbox', 'stats', str(news_web_dir)],
                            capture_output=True, text=True, timeout=300)
     assert stats.returncode == 0, stats.stderr
-    assert 'task 房产 (tasks/房产.yaml)' in stats.stdout and 'by links alone' in stats.stdout
+    assert 'task 房产 (tasks/房产.yaml)' in stats.stdout and 'allowed by robots.txt' in stats.stdout
+    assert 'by links alone' in stats.stdout
     serve = subprocess.Popen([sys.executable, '-m', 'runners', 'sandbox', 'serve', str(news_web_dir),
                               '--port', '0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
