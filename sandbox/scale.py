@@ -8,7 +8,7 @@ import dataclasses
 import datetime
 import random
 
-from sandbox.site import Article, Link, Plan
+from sandbox.site import Link, Plan
 
 DROP_PARAGRAPH = 0.1
 CROSS_LINK = 0.15

@@ -20,8 +20,7 @@ from sandbox.faults import (CALENDAR_ENTRY, KINDS, LONG_REDIRECT_HOPS, FaultErro
                             gzip_bomb)
 from sandbox.search_index import SearchIndexBuilder
 from sandbox.server import SandboxServer, generated_robots
-from test_archive import numbered_pages, write_pages
-from test_server import proxy_session
+from warc_samples import numbered_pages, proxy_session, write_pages
 
 NEWS = '<html><head><title>新闻 {n}</title></head><body><p>北京房价上涨，开发商推出新楼盘。</p></body></html>'
 LINK = re.compile(r'href="([^"]+)"')

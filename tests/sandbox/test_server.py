@@ -1,7 +1,6 @@
 """The sandbox server as a crawler meets it: a proxy on 127.0.0.1 replaying WARCs, plus the search API.
 
 Every request goes to the server on 127.0.0.1 (never to the hosts named in the URLs).
-`proxy_session` is shared with the fault tests.
 """
 import http.client
 import json
@@ -16,18 +15,10 @@ from models.html import decode
 from sandbox.archive import Archive, charset_of
 from sandbox.search_index import SearchIndex, SearchIndexBuilder
 from sandbox.server import SandboxError, SandboxServer, generated_robots, open_warcs, open_web
-from test_archive import PAGE, add_response, numbered_pages, write_foreign_warc, write_pages
+from warc_samples import PAGE, add_response, numbered_pages, proxy_session, write_foreign_warc, write_pages
 
 HAN = re.compile('[\u4e00-\u9fff]')
 ROBOTS = b'User-agent: *\nDisallow: /private/\n'
-
-
-def proxy_session(server: SandboxServer) -> requests.Session:
-    """A session that sends every request to the sandbox, whatever the environment says."""
-    session = requests.Session()
-    session.trust_env = False
-    session.proxies.update(server.proxies)
-    return session
 
 
 @pytest.fixture(scope='module')
