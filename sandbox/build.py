@@ -36,7 +36,7 @@ from sandbox.jsonl_web import jsonl_web
 from sandbox.news_web import news_web
 from sandbox.scale import replicate
 from sandbox.search_index import SearchIndexBuilder
-from sandbox.site import Page, Plan, assemble_pages, slug
+from sandbox.site import Page, Plan, assemble_pages, paragraph_text, slug
 from sandbox.wiki_web import wiki_web
 
 WEB_FORMAT = 1
@@ -113,8 +113,7 @@ def _tasks(corpus: str, plan: Plan, rng: random.Random) -> list[dict]:
         if len(pool) < MIN_TASK_PAGES:
             continue
         examples = rng.sample(pool, TASK_EXAMPLES)
-        texts = [a.title + '\n' + '\n'.join(''.join(p if isinstance(p, str) else p.anchor for p in para)
-                                             for para in a.paragraphs) for a in examples]
+        texts = [a.title + '\n' + '\n'.join(paragraph_text(p) for p in a.paragraphs) for a in examples]
         topic = topic_model.build_topic(label, texts, seeds=[a.url for a in examples[:TASK_SEEDS]])
         tasks.append({'label': label, 'topic': topic})
     return tasks

@@ -37,6 +37,11 @@ class Link:
     anchor: str
 
 
+def paragraph_text(pieces: tuple) -> str:
+    """The visible text of a paragraph: its strings and its links' anchors."""
+    return ''.join(p if isinstance(p, str) else p.anchor for p in pieces)
+
+
 @dataclasses.dataclass
 class Block:
     role: str
@@ -116,8 +121,7 @@ class Page:
         lines = []
         for block in self.blocks:
             if block.role in ('content', 'list'):
-                lines.extend(''.join(p if isinstance(p, str) else p.anchor for p in paragraph)
-                             for paragraph in block.paragraphs)
+                lines.extend(paragraph_text(paragraph) for paragraph in block.paragraphs)
                 lines.extend(link.anchor for link in block.links)
         return '\n'.join(lines)
 

@@ -31,9 +31,9 @@ def link_distances(urls: list[str], sources: list[str], targets: list[str],
                    seeds: list[str]) -> np.ndarray:
     """Fewest links from any seed to each page (inf when unreachable)."""
     ids = {url: n for n, url in enumerate(urls)}
-    edges = [(ids[s], ids[t]) for s, t in zip(sources, targets) if s in ids and t in ids]
-    rows, cols = (np.array(side, dtype=np.int64) for side in zip(*edges)) if edges else ([], [])
-    graph = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(urls), len(urls)))
+    edges = np.array([(ids[s], ids[t]) for s, t in zip(sources, targets) if s in ids and t in ids],
+                     dtype=np.int64).reshape(-1, 2)
+    graph = sparse.csr_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(len(urls), len(urls)))
     starts = [ids[s] for s in seeds if s in ids]
     if not starts:
         return np.full(len(urls), np.inf)

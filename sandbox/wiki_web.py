@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from sandbox import corpora
-from sandbox.site import Article, Link, Plan, Site, link_inline, slug
+from sandbox.site import Article, Link, Plan, Site, link_inline, paragraph_text, slug
 
 MIN_SITE_ARTICLES = 20
 CRAWLED = datetime.date(2007, 6, 1)
@@ -85,7 +85,7 @@ def wiki_web(rng: random.Random, data_dir: Path | None = None) -> Plan:
         see_also = [Link(url, title) for title, url in targets.items() if title not in placed]
         site = placed_sites[name]
         first_text = next((p for p in paragraphs if not str(p[0]).startswith('## ')), ('',))
-        description = ''.join(p if isinstance(p, str) else p.anchor for p in first_text)[:160]
+        description = paragraph_text(first_text)[:160]
         articles.append(Article(name, site, '', f'/wiki/{name}', titles[name], paragraphs,
                                 document_labels, CRAWLED - datetime.timedelta(days=rng.randrange(365)),
                                 see_also=see_also, description=description))
