@@ -11,6 +11,7 @@ REQUIRED = [
     'jieba==0.42.1',
     'lxml==6.1.3',
     'numpy==2.4.6',
+    'protego==0.7.0',
     'pyarrow==25.0.1',
     'pyyaml==6.0.3',
     'requests==2.34.2',

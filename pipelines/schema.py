@@ -6,10 +6,12 @@ any schema here raises SCHEMA_VERSION, and Focal refuses to mix versions in one 
 """
 import pyarrow as pa
 
+from models import fetch
+
 SCHEMA_VERSION = 1
 
-FETCH_OUTCOMES = ('ok', 'redirect', 'http_4xx', 'http_5xx', 'timeout', 'too_large', 'not_html',
-                  'robots_disallowed', 'policy_refused', 'error')
+FETCH_OUTCOMES = fetch.OUTCOMES
+
 BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')
 
 _TIMESTAMP = pa.timestamp('ms', tz='UTC')

@@ -1,0 +1,329 @@
+"""Fetching one host's pages politely and safely, with a typed outcome for every URL.
+
+The pieces are separate and small, as in Scrapy's downloader middlewares: the address policy
+(`check_address`), robots.txt (`RobotsCache`, protego), politeness (`HostClock`), and the
+download itself (`Fetcher.fetch`: redirects followed by hand so every hop is checked and
+recorded, retries on 429/503 honouring Retry-After, a cap on the bytes on the wire and another
+on the inflated body, a deadline for the whole response so a slow drip cannot hold a worker).
+Every attempt is recorded; the last one's outcome is the URL's outcome.
+"""
+import dataclasses
+import datetime
+import email.utils
+import ipaddress
+import socket
+import time
+import zlib
+from typing import Callable
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from protego import Protego
+
+from models.html import looks_like_html
+from models.urls import UrlError, host_of, normalize_url
+
+OUTCOMES = ('ok', 'redirect', 'http_4xx', 'http_5xx', 'timeout', 'too_large', 'not_html',
+            'robots_disallowed', 'policy_refused', 'error')
+HTML_TYPES = ('text/html', 'application/xhtml+xml')
+RETRY_STATUSES = (429, 503)
+CHUNK_BYTES = 64 << 10
+
+
+@dataclasses.dataclass(frozen=True)
+class FetchPolicy:
+    """Every fetch setting and its default, in one place."""
+    user_agent: str = 'FocalBot/0.1 (focused crawler; +https://github.com/focal-crawler/focal)'
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0
+    total_timeout: float = 30.0           # for the whole response: a slow drip is a timeout
+    max_body_bytes: int = 5 << 20         # on the wire
+    max_inflated_bytes: int = 5 << 20     # after gzip/deflate: a gzip bomb stops here
+    max_redirects: int = 5
+    max_retries: int = 2                  # more attempts after a 429 or 503
+    max_retry_after: float = 30.0         # a longer Retry-After is not waited for
+    backoff_seconds: float = 1.0          # 429/503 without Retry-After: 1 s, 2 s, 4 s ...
+    host_delay: float = 1.0               # seconds between requests to one host
+    obey_robots: bool = True
+    proxy: str | None = None              # http://host:port, used for every request
+    allowed_hosts: frozenset = frozenset()  # hosts or IPs allowed even when private or loopback
+
+
+@dataclasses.dataclass
+class Attempt:
+    """One row of the fetch log."""
+    url: str
+    attempt: int
+    outcome: str
+    http_status: int | None = None
+    final_url: str | None = None
+    redirects: list[str] = dataclasses.field(default_factory=list)
+    content_type: str | None = None
+    bytes: int = 0
+    started_at: datetime.datetime | None = None
+    elapsed_ms: float = 0.0
+    error: str | None = None
+
+
+@dataclasses.dataclass
+class FetchResult:
+    url: str
+    attempts: list[Attempt]
+    body: bytes = b''
+    headers: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def outcome(self) -> str:
+        return self.attempts[-1].outcome
+
+    @property
+    def final(self) -> Attempt:
+        return self.attempts[-1]
+
+
+class PolicyRefused(Exception):
+    """The URL's address is one nobody allowed."""
+
+
+def check_address(url: str, policy: FetchPolicy,
+                  resolve: Callable[[str], list[str]] | None = None) -> None:
+    """Refuse private, loopback, link-local and reserved addresses unless the host is allowed.
+
+    Through a proxy only IP literals are checked (the proxy resolves names, and the proxy
+    itself was allowed by whoever configured it); without one, every resolved address is.
+    """
+    host = host_of(url)
+    if host in policy.allowed_hosts:
+        return
+    try:
+        addresses = [ipaddress.ip_address(host.strip('[]'))]
+    except ValueError:
+        if policy.proxy:
+            return
+        try:
+            addresses = [ipaddress.ip_address(a) for a in (resolve or _resolve)(host)]
+        except (OSError, ValueError) as error:
+            raise PolicyRefused(f'cannot resolve {host}: {error}') from None
+    for address in addresses:
+        if not address.is_global or address.is_multicast:
+            raise PolicyRefused(f'{host} is a non-public address ({address}); allow it explicitly '
+                                'with --allow-host if you mean it')
+
+
+def _resolve(host: str) -> list[str]:
+    return sorted({info[4][0] for info in socket.getaddrinfo(host, None)})
+
+
+class HostClock:
+    """Per-host politeness: the earliest moment the next request to a host may start."""
+
+    def __init__(self, delay: float, sleep: Callable[[float], None] = time.sleep):
+        self.delay = delay
+        self.sleep = sleep
+        self.next_allowed: dict[str, float] = {}
+
+    def wait(self, host: str, delay: float | None = None) -> None:
+        """Sleep until the host may be asked again, then book the following slot."""
+        now = time.monotonic()
+        ready = self.next_allowed.get(host, now)
+        if ready > now:
+            self.sleep(ready - now)
+            now = ready
+        self.next_allowed[host] = now + max(self.delay, delay or 0.0)
+
+
+class RobotsCache:
+    """robots.txt per host, fetched once (through the same session and clock as the pages).
+
+    As Google does: a 4xx robots.txt allows everything, a 5xx or unreachable one disallows
+    everything for now, because the site may be overloaded.
+    """
+
+    def __init__(self, fetch_text: Callable[[str], tuple[int | None, str]], user_agent: str):
+        self.fetch_text = fetch_text
+        self.user_agent = user_agent
+        self.rules: dict[str, Protego | None] = {}
+
+    def _rules(self, url: str) -> Protego | None:
+        parts = urlsplit(url)
+        key = f'{parts.scheme}://{parts.netloc}'
+        if key not in self.rules:
+            status, text = self.fetch_text(f'{key}/robots.txt')
+            if status is not None and 200 <= status < 300:
+                self.rules[key] = Protego.parse(text)
+            elif status is not None and 400 <= status < 500:
+                self.rules[key] = Protego.parse('')
+            else:
+                self.rules[key] = None
+        return self.rules[key]
+
+    def allowed(self, url: str) -> bool:
+        rules = self._rules(url)
+        return rules is not None and rules.can_fetch(url, self.user_agent)
+
+    def crawl_delay(self, url: str) -> float | None:
+        rules = self._rules(url)
+        return rules.crawl_delay(self.user_agent) if rules is not None else None
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds from a Retry-After header: a number of seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (moment - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Deadline(Exception):
+    pass
+
+
+class Fetcher:
+    """Fetches URLs with one requests.Session; one instance per worker (DoFn setup/teardown)."""
+
+    def __init__(self, policy: FetchPolicy = FetchPolicy(), sleep: Callable[[float], None] = time.sleep):
+        self.policy = policy
+        self.sleep = sleep
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxy or netrc from the environment: only the policy's
+        self.session.headers.update({'User-Agent': policy.user_agent,
+                                     'Accept': 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+                                     'Accept-Encoding': 'gzip, deflate'})
+        if policy.proxy:
+            self.session.proxies = {'http': policy.proxy, 'https': policy.proxy}
+        self.clock = HostClock(policy.host_delay, sleep)
+        self.robots = RobotsCache(self._robots_text, policy.user_agent)
+
+    def close(self) -> None:
+        self.session.close()
+
+    def _robots_text(self, url: str) -> tuple[int | None, str]:
+        try:
+            check_address(url, self.policy)
+            self.clock.wait(host_of(url))
+            response = self.session.get(url, timeout=(self.policy.connect_timeout, self.policy.read_timeout),
+                                        allow_redirects=False, stream=True)
+            with response:
+                if response.is_redirect:  # not followed (its target is unchecked): as if absent
+                    return 404, ''
+                body = self._read(response, time.monotonic() + self.policy.total_timeout)
+            return response.status_code, body.decode('utf-8', errors='replace')
+        except (requests.RequestException, PolicyRefused, _TooLarge, _Deadline, OSError):
+            return None, ''
+
+    def fetch(self, url: str) -> FetchResult:
+        """Fetch one URL (normalised first); never raises for anything the web does."""
+        try:
+            url = normalize_url(url)
+        except UrlError as error:
+            return FetchResult(url, [Attempt(url, 1, 'policy_refused', error=str(error))])
+        attempts, body, headers = [], b'', {}
+        for number in range(1, self.policy.max_retries + 2):
+            attempt, body, headers, wait = self._attempt(url, number)
+            attempts.append(attempt)
+            if wait is None:
+                break
+            self.sleep(wait)
+        return FetchResult(url, attempts, body, headers)
+
+    def _attempt(self, url: str, number: int) -> tuple[Attempt, bytes, dict, float | None]:
+        """One attempt, redirects included; the last value is how long to wait before a retry
+        (None: no retry)."""
+        policy = self.policy
+        attempt = Attempt(url, number, 'error', started_at=datetime.datetime.now(datetime.timezone.utc))
+        started = time.monotonic()
+        deadline = started + policy.total_timeout
+        current, body, headers, wait = url, b'', {}, None
+        try:
+            while True:
+                check_address(current, policy)
+                if policy.obey_robots and not self.robots.allowed(current):
+                    attempt.outcome = 'robots_disallowed'
+                    break
+                self.clock.wait(host_of(current), self.robots.crawl_delay(current) if policy.obey_robots else None)
+                response = self.session.get(current, allow_redirects=False, stream=True,
+                                            timeout=(policy.connect_timeout, policy.read_timeout))
+                with response:
+                    attempt.http_status = response.status_code
+                    attempt.final_url = current
+                    attempt.content_type = response.headers.get('Content-Type')
+                    if response.is_redirect:
+                        target = urljoin(current, response.headers.get('Location', ''))
+                        attempt.redirects.append(current)
+                        if len(attempt.redirects) > policy.max_redirects:
+                            attempt.outcome, attempt.error = 'redirect', f'more than {policy.max_redirects} redirects'
+                            break
+                        try:
+                            current = normalize_url(target)
+                        except UrlError as error:
+                            attempt.outcome, attempt.error = 'redirect', f'redirect to {error}'
+                            break
+                        if current in attempt.redirects:
+                            attempt.outcome, attempt.error = 'redirect', f'redirect loop at {current}'
+                            break
+                        continue
+                    if response.status_code >= 400:
+                        attempt.outcome = 'http_5xx' if response.status_code >= 500 else 'http_4xx'
+                        if response.status_code in RETRY_STATUSES and number <= policy.max_retries:
+                            wait = retry_after_seconds(response.headers.get('Retry-After'))
+                            wait = policy.backoff_seconds * 2 ** (number - 1) if wait is None else wait
+                            wait = wait if wait <= policy.max_retry_after else None
+                        break
+                    content_type = (attempt.content_type or '').split(';')[0].strip().lower()
+                    if content_type and content_type not in HTML_TYPES:
+                        attempt.outcome = 'not_html'
+                        break
+                    body = self._read(response, deadline)
+                    attempt.bytes = len(body)
+                    if not content_type and not looks_like_html(body):
+                        attempt.outcome, body = 'not_html', b''
+                        break
+                    headers = dict(response.headers)
+                    attempt.outcome = 'ok'
+                    break
+        except PolicyRefused as error:
+            attempt.outcome, attempt.error = 'policy_refused', str(error)
+        except _TooLarge as error:
+            attempt.outcome, attempt.error = 'too_large', str(error)
+        except (_Deadline, requests.Timeout) as error:
+            attempt.outcome, attempt.error = 'timeout', str(error) or 'timed out'
+        except (requests.RequestException, OSError, zlib.error) as error:
+            attempt.outcome, attempt.error = 'error', f'{type(error).__name__}: {error}'
+        attempt.elapsed_ms = (time.monotonic() - started) * 1000
+        return attempt, body, headers, wait
+
+    def _read(self, response: requests.Response, deadline: float) -> bytes:
+        """The body, inflated by hand so that neither the wire bytes nor the inflated bytes can
+        pass their caps, and the whole read cannot pass the deadline."""
+        policy = self.policy
+        declared = response.headers.get('Content-Length', '')
+        if declared.isdigit() and int(declared) > policy.max_body_bytes:
+            raise _TooLarge(f'Content-Length {declared} is over the {policy.max_body_bytes}-byte cap')
+        encoding = response.headers.get('Content-Encoding', '').strip().lower()
+        inflater = zlib.decompressobj(47) if encoding in ('gzip', 'x-gzip', 'deflate') else None
+        wire, pieces, inflated = 0, [], 0
+        while chunk := response.raw.read1(CHUNK_BYTES, decode_content=False):  # returns what has arrived
+            wire += len(chunk)
+            if wire > policy.max_body_bytes:
+                raise _TooLarge(f'body over the {policy.max_body_bytes}-byte cap')
+            if inflater is not None:
+                chunk = inflater.decompress(chunk, policy.max_inflated_bytes - inflated + 1)
+                if inflater.unconsumed_tail:
+                    raise _TooLarge(f'inflates to over {policy.max_inflated_bytes} bytes')
+            inflated += len(chunk)
+            if inflated > policy.max_inflated_bytes:
+                raise _TooLarge(f'inflates to over {policy.max_inflated_bytes} bytes')
+            pieces.append(chunk)
+            if time.monotonic() > deadline:
+                raise _Deadline(f'response not complete within {policy.total_timeout:g} s')
+        return b''.join(pieces)

@@ -1,0 +1,134 @@
+"""The fetcher against a real sandbox server on 127.0.0.1: outcomes, robots, politeness, policy."""
+import datetime
+import email.utils
+
+import pytest
+from warcio.warcwriter import WARCWriter
+
+from models.fetch import (FetchPolicy, Fetcher, PolicyRefused, check_address, retry_after_seconds)
+from sandbox.archive import Archive
+from sandbox.faults import KINDS, FaultPlan
+from sandbox.search_index import SearchIndexBuilder
+from sandbox.server import SandboxServer
+from warc_samples import add_response, numbered_pages
+
+ROBOTS = b'User-agent: *\nDisallow: /private/\n'
+
+
+@pytest.fixture(scope='module')
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('web')
+    pages = numbered_pages('a.test', 400)
+    with open(folder / 'web.warc.gz', 'wb') as stream:
+        writer = WARCWriter(stream, gzip=True)
+        for url, body in pages.items():
+            add_response(writer, url, body)
+        add_response(writer, 'http://a.test/private/secret', b'<html>secret</html>')
+        add_response(writer, 'http://a.test/robots.txt', ROBOTS, 'text/plain')
+    rates = ', '.join(f'{kind}: 0.06' for kind in KINDS)
+    (folder / 'faults.yaml').write_text(f'rates: {{{rates}}}\nlatency_seconds: 1.0\ndrip_seconds: 2.0\n'
+                                        'oversized_bytes: 6000000\n', encoding='utf-8')
+    archive = Archive.scan([folder / 'web.warc.gz'])
+    with SandboxServer(archive, SearchIndexBuilder().build(), FaultPlan(folder / 'faults.yaml')) as server:
+        yield server
+
+
+def fetcher_for(server, **settings) -> Fetcher:
+    defaults = dict(proxy=server.proxy_url, host_delay=0.0, backoff_seconds=0.1, read_timeout=0.5,
+                    total_timeout=1.0)
+    return Fetcher(FetchPolicy(**{**defaults, **settings}))
+
+
+def example(server, kind):
+    return server.faults.example_urls(kind, [u for u in server.archive.urls() if '/p' in u], 1)[0]
+
+
+def test_a_plain_page_arrives_whole_with_its_headers(server):
+    url = next(u for u in server.archive.urls() if '/p' in u and server.faults.fault_for(u) is None)
+    result = fetcher_for(server).fetch(url)
+    assert result.outcome == 'ok' and result.body == server.archive.get(url).body
+    assert result.final.final_url == url and result.final.http_status == 200
+    assert result.headers['Content-Type'].startswith('text/html') and result.final.bytes == len(result.body)
+
+
+@pytest.mark.parametrize('kind, outcome, attempts', [
+    ('latency', 'timeout', 1),              # 1 s of latency against a 0.5 s read timeout
+    ('slow_drip', 'timeout', 1),            # 2 s of drip against a 1 s deadline
+    ('rate_limited', 'ok', 2),              # 429 with Retry-After: 1, then the page
+    ('redirect_chain', 'ok', 1),
+    ('long_redirect_chain', 'redirect', 1),  # 8 hops, more than 5
+    ('redirect_loop', 'redirect', 1),
+    ('oversized', 'too_large', 1),
+    ('binary', 'not_html', 1),
+    ('gzip_bomb', 'too_large', 1),
+    ('wrong_charset', 'ok', 1),
+])
+def test_every_fault_ends_in_its_typed_outcome(server, kind, outcome, attempts):
+    result = fetcher_for(server).fetch(example(server, kind))
+    assert (result.outcome, len(result.attempts)) == (outcome, attempts), result.attempts
+
+
+def test_503_is_retried_with_back_off_and_500_is_not(server):
+    fetcher = fetcher_for(server)
+    results = [fetcher.fetch(url) for url in server.faults.example_urls(
+        'server_error', [u for u in server.archive.urls() if '/p' in u], 20)]
+    assert {r.outcome for r in results} == {'http_5xx'}
+    by_status = {r.final.http_status: len(r.attempts) for r in results}
+    assert by_status == {500: 1, 503: 3}  # 503: the first try and max_retries more
+
+
+def test_redirect_hops_are_recorded(server):
+    result = fetcher_for(server).fetch(example(server, 'redirect_chain'))
+    assert len(result.final.redirects) == 3 and result.final.redirects[0] == result.url
+    assert 'focal-hop=3' in result.final.final_url
+
+
+def test_robots_txt_is_obeyed_and_the_refused_page_never_requested(server):
+    fetcher = fetcher_for(server)
+    before = server.requests_served
+    result = fetcher.fetch('http://a.test/private/secret')
+    assert result.outcome == 'robots_disallowed'
+    assert server.requests_served == before + 1  # robots.txt only
+    assert fetcher_for(server, obey_robots=False).fetch('http://a.test/private/secret').outcome == 'ok'
+
+
+def test_requests_to_one_host_are_spaced_by_the_host_delay(server):
+    fetcher = fetcher_for(server, host_delay=0.3)
+    urls = [u for u in server.archive.urls() if '/p' in u and server.faults.fault_for(u) is None][:4]
+    starts = [fetcher.fetch(url).final.started_at for url in urls]
+    gaps = [(b - a).total_seconds() for a, b in zip(starts, starts[1:])]
+    assert all(gap >= 0.29 for gap in gaps), gaps
+
+
+@pytest.mark.parametrize('url', ['http://127.0.0.1/admin', 'http://10.0.0.7/', 'http://[::1]/',
+                                 'http://169.254.169.254/latest/meta-data/'])
+def test_private_addresses_are_refused_unless_allowed(server, url):
+    before = server.requests_served
+    result = fetcher_for(server).fetch(url)
+    assert result.outcome == 'policy_refused' and 'allow' in result.final.error
+    assert server.requests_served == before
+
+
+def test_an_allowed_loopback_host_is_fetched(server):
+    result = fetcher_for(server, allowed_hosts=frozenset({'127.0.0.1'}), obey_robots=False).fetch(
+        f'http://127.0.0.1:{server.port}/')
+    assert result.outcome == 'not_html' and result.final.http_status == 200  # the API's JSON overview
+
+
+def test_without_a_proxy_names_are_resolved_and_checked():
+    policy = FetchPolicy()
+    with pytest.raises(PolicyRefused, match='non-public'):
+        check_address('http://intranet.example/', policy, resolve=lambda host: ['192.168.1.20'])
+    check_address('http://example.org/', policy, resolve=lambda host: ['93.184.215.14'])
+    assert Fetcher(policy).fetch('http://localhost:9/').outcome == 'policy_refused'
+
+
+def test_urls_that_are_not_http_are_refused():
+    assert Fetcher(FetchPolicy()).fetch('mailto:someone@example.org').outcome == 'policy_refused'
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=30)
+    assert retry_after_seconds('5') == 5.0
+    assert 25 < retry_after_seconds(email.utils.format_datetime(later, usegmt=True)) <= 30
+    assert retry_after_seconds('soon') is None and retry_after_seconds(None) is None
