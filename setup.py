@@ -10,6 +10,7 @@ REQUIRED = [
     'charset-normalizer==3.5.2',
     'jieba==0.42.1',
     'lxml==6.1.3',
+    'matplotlib==3.11.2',
     'numpy==2.4.6',
     'protego==0.7.0',
     'pyarrow==25.0.1',

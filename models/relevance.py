@@ -34,3 +34,15 @@ def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:
     """Relevance of each tokenised document, with TF-IDF statistics over all of them."""
     stats = TermStats.from_documents(documents)
     return [terms_relevance(terms, topic, stats) for terms in documents]
+
+
+ANCHOR_SHARE = 0.3  # WL's ∂
+
+
+def link_relevance(anchor_terms: list[str], page_relevance: float, topic: Topic, stats: TermStats) -> float:
+    """Predicted relevance of a link's target: WL's R(l) = ∂·R(anchor) + (1−∂)·R(page containing l).
+
+    `anchor_terms` are the terms of the anchor text, its surrounding text and the URL's words,
+    so a link without anchor text (an image) still says something through its context and URL.
+    """
+    return ANCHOR_SHARE * terms_relevance(anchor_terms, topic, stats) + (1 - ANCHOR_SHARE) * page_relevance

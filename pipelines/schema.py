@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from models import fetch
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 FETCH_OUTCOMES = fetch.OUTCOMES
 
@@ -56,6 +56,7 @@ PAGES = pa.schema([
     ('canonical', pa.string()),
     ('encoding', pa.string()),
     ('relevance', pa.float64()),    # page relevance to the topic (VSM)
+    ('terms', pa.list_(pa.string())),  # distinct index terms: the crawl's TF-IDF statistics
     ('fetched_at', _TIMESTAMP),
 ])
 

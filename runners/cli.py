@@ -5,8 +5,10 @@ import sys
 
 from models.topic import TopicError
 from pipelines.state import StateError
-from runners import demo, sandbox_command, topic_command
+from runners import crawl_command, demo, sandbox_command, topic_command
 from runners.command import CommandError
+from runners.driver import CrawlError
+from runners.report import ReportError
 from sandbox.archive import ArchiveError
 from sandbox.build import BuildError
 from sandbox.faults import FaultError
@@ -15,8 +17,8 @@ from sandbox.search_index import SearchIndexError
 from sandbox.server import SandboxError
 from sandbox.stats import WebDirError
 
-USER_ERRORS = (CommandError, TopicError, StateError, BuildError, CorpusError, WebDirError,
-               ArchiveError, SearchIndexError, FaultError, SandboxError)
+USER_ERRORS = (CommandError, CrawlError, TopicError, StateError, BuildError, CorpusError, WebDirError,
+               ArchiveError, SearchIndexError, FaultError, SandboxError, ReportError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,16 +28,21 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     topic_command.add_parser(subparsers)
     sandbox_command.add_parser(subparsers)
+    crawl_command.add_parser(subparsers)
     demo.add_parser(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, beam_args = parser.parse_known_args(argv)
+    takes_beam_args = getattr(args, 'takes_beam_args', False)
+    if beam_args and not takes_beam_args:
+        parser.error(f'unrecognized arguments: {" ".join(beam_args)}')
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format='%(levelname)s %(name)s: %(message)s')
     try:
-        return args.handler(args)
+        return args.handler(args, beam_args) if takes_beam_args else args.handler(args)
     except USER_ERRORS as error:
         print(f'focal: error: {error}', file=sys.stderr)
         return 2

@@ -72,8 +72,10 @@ def test_bad_arguments_are_usage_errors(capsys):
     assert exit_info.value.code == 2 and 'must be 1 or more' in capsys.readouterr().err
 
 
-def test_demo_learns_a_topic_and_ranks_the_corpus(tmp_path, capsys):
-    assert main(['demo', '--workdir', str(tmp_path)]) == 0
+def test_demo_crawls_the_sandbox_and_writes_a_report(tmp_path, capsys, news_web_dir):
+    (tmp_path / 'web-thucnews').symlink_to(news_web_dir)  # the demo reuses a web built before
+    assert main(['demo', '--workdir', str(tmp_path), '--budget', '60', '--round-size', '30']) == 0
     out = capsys.readouterr().out
-    assert 'arrives with the crawl round' in out and 'ROC AUC 房产-vs-rest' in out
-    assert (tmp_path / '房产.yaml').exists() and len(list((tmp_path / 'examples').glob('*.txt'))) == 10
+    assert '(built before)' in out and 'round 2: fetched 30' in out and 'harvest rate' in out
+    report = tmp_path / 'crawl-房产-best-first' / 'report' / 'report.html'
+    assert report.exists() and 'data:image/png;base64,' in report.read_text(encoding='utf-8')

@@ -1,0 +1,90 @@
+"""Pages/s of one crawl round on Beam's DirectRunner, against the same per-page work without Beam.
+
+Both fetch the same URLs from the THUCNews sandbox (served on 127.0.0.1, no per-host delay),
+extract, tokenise and score them. The plain loop calls the round's own DoFns directly, so the
+ratio is what Beam's machinery (pipeline start, grouping by host, side inputs, Parquet writing)
+costs on one machine.
+
+Run: .venv/bin/python benchmarks/round_throughput.py [--pages 400] [--web WEB_DIR]
+"""
+import argparse
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from models.fetch import FetchPolicy
+from models.termstats import TermStats
+from models.topic import load_topic
+from models.urls import host_of
+from pipelines.round import build_round
+from pipelines.state import CrawlDir
+from sandbox.build import build_web
+from sandbox.server import SandboxServer, open_web
+from sandbox.stats import read_manifest
+from transforms.fetch import FetchHostBatchFn
+from transforms.score import ExtractPagesFn, ScorePagesFn
+
+
+def plain_loop(urls: list[str], policy: FetchPolicy, topic) -> int:
+    """The round's per-page work as ordinary Python calls; returns pages scored."""
+    fetch = FetchHostBatchFn(policy, 1)
+    fetch.setup()
+    extract = ExtractPagesFn()
+    by_host = {}
+    for url in urls:
+        by_host.setdefault(host_of(url), []).append(url)
+    fetched = [row for host, batch in by_host.items() for row in fetch.process((host, batch))
+               if hasattr(row, 'tag')]
+    fetch.teardown()
+    extracted = [page for tagged in fetched for page in extract.process(tagged.value)]
+    stats = TermStats.from_documents(page['tokens'] for page in extracted)
+    score = ScorePagesFn(topic, TermStats(), 1)
+    score.setup()
+    return sum(1 for page in extracted for row in score.process(page, stats) if not hasattr(row, 'tag'))
+
+
+def beam_round(urls: list[str], policy: FetchPolicy, topic, scratch: Path) -> int:
+    crawl = CrawlDir.create(str(scratch / 'crawl'), {'benchmark': True})
+    pending = crawl.begin(1)
+    pending.write_table('frontier', [{'round': 1, 'url': u, 'strategy': 'benchmark', 'operator': 'seed',
+                                      'priority': 1.0, 'depth': -1, 'parent_url': None} for u in urls])
+    build_round(PipelineOptions(['--runner=DirectRunner']), pending.path, 1, topic, TermStats(),
+                policy).run().wait_until_finish()
+    return sum(pq.read_metadata(p).num_rows for p in Path(pending.path).glob('pages-*.parquet'))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--pages', type=int, default=400)
+    parser.add_argument('--web', type=Path, help='a built thucnews web (built in a scratch dir if absent)')
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        web_dir = args.web or Path(scratch) / 'web'
+        try:
+            read_manifest(web_dir)
+        except ValueError:
+            build_web('thucnews', web_dir, seed=1, force=True, progress=False)
+        labels = pq.read_table(web_dir / 'labels.parquet').to_pydict()
+        pool = [u for u, kind in zip(labels['url'], labels['kind']) if kind in ('article', 'brief', 'index')]
+        urls = random.Random(0).sample(pool, args.pages)
+        topic = load_topic(web_dir / 'tasks' / '房产.yaml')
+        with SandboxServer(*open_web(web_dir)) as server:
+            policy = FetchPolicy(host_delay=0.0, proxy=server.proxy_url)
+            plain_loop(urls[:20], policy, topic)  # warm the server's cache and jieba's dictionary
+            started = time.perf_counter()
+            plain_pages = plain_loop(urls, policy, topic)
+            plain_rate = plain_pages / (time.perf_counter() - started)
+            started = time.perf_counter()
+            beam_pages = beam_round(urls, policy, topic, Path(scratch))
+            beam_rate = beam_pages / (time.perf_counter() - started)
+    print(f'{args.pages} URLs: without Beam {plain_rate:.1f} pages/s ({plain_pages} pages); '
+          f'Beam DirectRunner round {beam_rate:.1f} pages/s ({beam_pages} pages); '
+          f'ratio Beam / plain {beam_rate / plain_rate:.2f}')
+
+
+if __name__ == '__main__':
+    main()

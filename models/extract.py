@@ -1,0 +1,451 @@
+"""One fetched page's bytes -> its text, metadata, blocks and classified links (the Extract step).
+
+SSAPS scores a page block by block (ARCHITECTURE.md, Blocks): links in related-link blocks carry
+their anchor's relevance, navigation blocks a constant, noise blocks nothing. This first
+segmentation is rules-based and takes one walk over the tree.
+
+Blocks are the containers (div, td, ul, ...) that hold text or links, innermost first, with two
+exceptions that keep a block whole: a container with at most one link and a line or two of text
+(a cell of a link table, a date line, a print link under an article) rejoins its parent's text,
+and a short text just before a block ("相关新闻", "See also") becomes that block's heading.
+A block's class comes from, in order: navigation or noise marks on it or an ancestor (tag names,
+class/id words), its heading, related-list words, and last its links: text-dense -> content,
+short anchors -> navigation, headline anchors -> related.
+"""
+import dataclasses
+import functools
+import re
+import threading
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from models.html import decode
+from models.text import is_chinese
+from models.urls import normalize_url
+
+BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')
+
+_TAG_ROLES = {
+    **dict.fromkeys('script style noscript template svg head select textarea iframe object'.split(),
+                    'skipped'),
+    **dict.fromkeys('div section article aside nav header footer main menu ul ol dl table td th form '
+                    'center'.split(), 'container'),
+    **dict.fromkeys('p h1 h2 h3 h4 h5 h6 br li tr dt dd hr blockquote pre figcaption address '
+                    'caption'.split(), 'line'),
+}
+_TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
+              'aside': 'related'}
+_ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
+
+
+def _word_pattern(words: str) -> re.Pattern:
+    """Class/id tokens naming a block class: words of four letters or more also match as a
+    prefix ('advert' -> 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add')."""
+    whole = '|'.join(word for word in words.split() if len(word) < 4)
+    prefixes = '|'.join(word for word in words.split() if len(word) >= 4)
+    return re.compile(rf'\b(?:(?:{whole})\b|{prefixes})')
+
+
+# Checked in this order; navigation and noise marks beat related ones wherever they are.
+_CLASS_WORDS = (
+    ('noise', _word_pattern('ad ads advert banner sponsor promo popular rank hot hotnews comment share '
+                            'social copyright gg guanggao')),
+    ('navigation', _word_pattern('nav navbar navi menu topbar breadcrumb crumb crumbs footer bottom '
+                                 'pages pagination pager')),
+    ('related', _word_pattern('related relate recommend seealso xgxw xgwz tj tuijian list newslist '
+                              'side sidebar')),
+)
+_TOKEN = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')  # 'hotNews-box2' -> hot News box 2
+
+# Block headings, matched as lower-case substrings; the first class that matches wins.
+_HEADING_WORDS = (
+    ('noise', ('广告', '推广', '赞助', '热门', '热点', '排行', '评论', '分享', 'advertisement',
+               'sponsored', 'popular', 'most read', 'most viewed', 'trending', 'comments')),
+    ('related', ('相关', '推荐', '延伸阅读', '猜你喜欢', 'related', 'see also', 'recommended',
+                 'further reading', 'you may also like', 'read more')),
+    ('navigation', ('友情链接', '合作伙伴', '导航', 'partner', 'navigation')),
+)
+
+LINK_DENSITY = 0.5            # anchor share of a block's text from which it is a link list
+HEADING_LINK_DENSITY = 0.3    # a heading names a block of links, not an article's first line
+MAX_HEADING_CHARS = 40
+MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of the parent's text
+SHORT_ANCHOR_CHARS = 6        # a menu's mean anchor length: Chinese characters ...
+SHORT_ANCHOR_WORDS = 3        # ... or words in other languages
+CONTEXT_CHARS = 50            # link context on each side of the anchor
+
+_BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
+_CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
+_HTTP_URL = re.compile(r'https?://', re.I)
+_ORIGIN = re.compile(r'([a-z][a-z0-9+.-]*)://[^/?#]*', re.I)
+_OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript:, mailto:, ...
+
+
+@dataclasses.dataclass
+class ExtractedLink:
+    url: str        # absolute, normalised
+    anchor: str     # whitespace-collapsed anchor text; an image's alt or title when it has none
+    context: str    # up to ~100 characters of the block's text around the anchor
+    block: str      # one of BLOCK_CLASSES
+
+
+@dataclasses.dataclass
+class ExtractedPage:
+    title: str
+    text: str                       # the content blocks' text in document order, a line per paragraph
+    meta_keywords: str
+    meta_description: str
+    canonical: str | None
+    encoding: str
+    links: list[ExtractedLink]      # document order; exact duplicates dropped
+    blocks: list[tuple[str, str]]   # (class, text) in document order
+    error: str | None = None        # why nothing could be extracted
+
+
+def extract_page(body: bytes, url: str, content_type: str | None = None) -> ExtractedPage:
+    """Everything the crawl round needs from one page; bad input gives `error`, never an exception."""
+    if not body:
+        return _failed('empty body')
+    if _is_binary(body):
+        return _failed('not HTML (binary)')
+    markup, encoding = decode(body, _declared_charset(content_type))
+    try:
+        root = etree.fromstring(markup.encode('utf-8', errors='replace'), _parser())
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
+        return _failed(f'unparsable HTML: {error}', encoding)
+    if root is None:
+        return _failed('no HTML document', encoding)
+    hrefs = _Hrefs(_base_url(root, url))
+    meta = {}
+    for element in root.iter('meta'):
+        meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
+    body_element = root.find('body')
+    blocks = [_finish(box) for box in _segment(root if body_element is None else body_element, hrefs)]
+    return ExtractedPage(
+        title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
+        meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
+        canonical=_canonical(root, hrefs), encoding=encoding, links=_distinct_links(blocks),
+        blocks=[(block.kind, block.text) for block in blocks])
+
+
+def _failed(error: str, encoding: str = '') -> ExtractedPage:
+    return ExtractedPage('', '', '', '', None, encoding, [], [], error)
+
+
+def _is_binary(body: bytes) -> bool:
+    """Images, archives and byte soup: a known signature, or control bytes text never has."""
+    sample = body[:4096]
+    if sample.startswith((b'\xff\xfe', b'\xfe\xff')):  # UTF-16 text is full of NULs
+        return False
+    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
+    return sample.startswith(_BINARY_SIGNATURES) or controls > 0.02 * len(sample)
+
+
+def _declared_charset(content_type: str | None) -> str | None:
+    for parameter in (content_type or '').split(';')[1:]:
+        name, _, value = parameter.partition('=')
+        if name.strip().lower() == 'charset':
+            return value.strip().strip('"\'') or None
+    return None
+
+
+_parsers = threading.local()
+
+
+def _parser() -> etree.HTMLParser:
+    """One parser per thread (lxml parsers are not thread-safe). The decoded markup is parsed
+    as UTF-8 bytes, so no charset declaration in the page can decode it a second time."""
+    if not hasattr(_parsers, 'parser'):
+        _parsers.parser = etree.HTMLParser(encoding='utf-8', remove_comments=True, remove_pis=True,
+                                           huge_tree=True)
+    return _parsers.parser
+
+
+def _collapse(text: str) -> str:
+    return ' '.join(text.split())
+
+
+def _base_url(root, url: str) -> str:
+    base = root.find('.//base[@href]')
+    if base is None:
+        return url
+    try:
+        return urljoin(url, base.get('href').strip())
+    except ValueError:  # a malformed <base href> is ignored, as browsers do
+        return url
+
+
+def _title(root) -> str:
+    title = _collapse(root.findtext('.//title') or '')
+    heading = root.find('.//h1') if not title else None
+    return _collapse(''.join(heading.itertext())) if heading is not None else title
+
+
+class _Hrefs:
+    """Resolves a page's hrefs to absolute normalised http(s) URLs, or None (fragments,
+    javascript:, broken). Most hrefs are absolute or site-relative and skip urljoin, the costly part."""
+
+    def __init__(self, base: str):
+        self.base = base
+        origin = _ORIGIN.match(base)
+        self.scheme, self.origin = (origin.group(1), origin.group()) if origin else ('', '')
+
+    def url(self, href: str) -> str | None:
+        href = href.strip()
+        if not href or href.startswith('#') or _OTHER_SCHEME.match(href):
+            return None
+        if href.startswith('//'):
+            href = f'{self.scheme}:{href}'
+        elif href.startswith('/'):
+            href = self.origin + href
+        try:
+            return normalize_url(href if _HTTP_URL.match(href) else urljoin(self.base, href))
+        except ValueError:  # UrlError, or urljoin on a malformed href
+            return None
+
+
+def _canonical(root, hrefs: _Hrefs) -> str | None:
+    for link in root.iter('link'):
+        if 'canonical' in (link.get('rel') or '').lower().split() and link.get('href'):
+            return hrefs.url(link.get('href'))
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _attribute_hint(attributes: str) -> str | None:
+    """The block class a class/id value names; 'sideBar', 'side-bar' and 'sidebar' alike."""
+    tokens = [token.lower() for token in _TOKEN.findall(attributes)]
+    words = ' '.join(tokens + [first + second for first, second in zip(tokens, tokens[1:])])
+    return next((kind for kind, pattern in _CLASS_WORDS if pattern.search(words)), None)
+
+
+def _element_hint(element) -> str | None:
+    attributes = element.get('class'), element.get('id')
+    hint = _attribute_hint(' '.join(filter(None, attributes))) if any(attributes) else None
+    if hint is None and element.tag in _TAG_HINTS:
+        in_article = element.tag in _ARTICLE_PARTS and any(True for _ in element.iterancestors('article'))
+        hint = None if in_article else _TAG_HINTS[element.tag]
+    return hint
+
+
+@dataclasses.dataclass(slots=True)
+class _Anchor:
+    url: str
+    anchor: str = ''
+    raw_length: int = 0       # of its text in the block's raw text
+
+
+@dataclasses.dataclass(slots=True)
+class _Box:
+    """A block under construction: text pieces, _Anchors and inner _Boxes in document order."""
+    items: list = dataclasses.field(default_factory=list)
+    marker: str | None = None     # navigation or noise, from the container or an ancestor
+    related_marker: bool = False  # a related-list word on the container or an ancestor
+    marked: bool = False          # the container itself has a hint, so it stays a block
+    small: bool = False           # at most one link and a line or two of text, no marks
+
+    def inside(self, element) -> '_Box':
+        """An empty box for a container in this one: its own marker beats its ancestors'."""
+        hint = _element_hint(element)
+        return _Box([], self.marker if hint in (None, 'related') else hint,
+                    self.related_marker or hint == 'related', hint is not None)
+
+
+def _segment(body, hrefs: _Hrefs) -> list[_Box]:
+    """One walk over the body, putting text and links into the innermost open container. The
+    body's own class says what the page is, not what a block is: it is not a hint."""
+    page = _Box()
+    open_boxes = [(body, page)]
+    container, items = body, page.items
+    anchor_element, anchor, anchor_start = None, None, 0
+    walk = etree.iterwalk(body, events=('start', 'end'))
+    for event, element in walk:
+        tag = element.tag
+        role = _TAG_ROLES.get(tag)
+        if event == 'start':
+            if role == 'skipped':
+                walk.skip_subtree()
+                continue
+            if role == 'container' and anchor is None and element is not body:
+                box = open_boxes[-1][1].inside(element)
+                open_boxes.append((element, box))
+                container, items = element, box.items
+            elif role == 'line':
+                items.append('\n')
+            elif tag == 'a' and anchor is None:
+                href = element.get('href')
+                url = hrefs.url(href) if href is not None else None
+                if url:
+                    anchor_element, anchor, anchor_start = element, _Anchor(url), len(items) + 1
+                    items.append(anchor)
+            if element.text:
+                items.append(element.text.replace('\n', ' '))  # '\n' marks line breaks only
+            continue
+        if element is anchor_element:
+            _close_anchor(anchor, element, items[anchor_start:])
+            anchor_element = anchor = None
+        if element is container and element is not body:
+            _, box = open_boxes.pop()
+            container, parent = open_boxes[-1]
+            items = parent.items
+            items.extend(_close(box))
+        elif role == 'line':
+            items.append('\n')
+        if element.tail:
+            items.append(element.tail.replace('\n', ' '))
+    _inline_small_boxes(page)
+    return _split(page)
+
+
+def _close_anchor(anchor: _Anchor, element, pieces: list[str]):
+    text = ''.join(pieces)
+    anchor.anchor = _collapse(text)
+    anchor.raw_length = len(text)
+    if not anchor.anchor:
+        image = element.find('.//img')
+        labels = (image.get('alt'), image.get('title')) if image is not None else ()
+        anchor.anchor = _collapse(next((label for label in (*labels, element.get('title')) if label), ''))
+
+
+def _close(box: _Box) -> list:
+    """What a finished container adds to its parent: nothing, one small box, or its blocks."""
+    if _inline_small_boxes(box):
+        return _split(box)
+    if not _has_content(box.items):
+        return []
+    box.small = not box.marked and _is_small(box.items)
+    return [box]
+
+
+def _inline_small_boxes(box: _Box) -> bool:
+    """Small inner boxes rejoin the container's text when it has text of its own (a date line, a
+    print link under an article) or when all of them are small (a link table's cells). True
+    when inner boxes remain."""
+    inner = [item for item in box.items if type(item) is _Box]
+    if inner and (all(item.small for item in inner) or _has_content(box.items)):
+        box.items = [piece for item in box.items
+                     for piece in (['\n', *item.items, '\n'] if type(item) is _Box and item.small else (item,))]
+        return any(not item.small for item in inner)
+    return bool(inner)
+
+
+def _has_content(items: list) -> bool:
+    """An anchor or some text, not counting inner boxes."""
+    for item in items:
+        if type(item) is _Anchor or (type(item) is str and not item.isspace()):
+            return True
+    return False
+
+
+def _is_small(items: list) -> bool:
+    strings = [item for item in items if type(item) is str]
+    return len(items) - len(strings) <= 1 and _visible_chars(strings) <= MAX_INLINE_CHARS
+
+
+def _visible_chars(strings: list[str]) -> int:
+    return len(''.join(''.join(strings).split()))
+
+
+def _split(box: _Box) -> list[_Box]:
+    """The box's inner boxes, with its own pieces between them as boxes of their own; a short
+    text just before an inner box becomes that box's heading."""
+    boxes, run = [], []
+    for item in box.items:
+        if type(item) is not _Box:
+            run.append(item)
+            continue
+        if _has_content(run):
+            if _is_heading(run):
+                item.items[:0] = [*run, '\n']
+            else:
+                boxes.append(_Box(run, box.marker, box.related_marker))
+        boxes.append(item)
+        run = []
+    if _has_content(run):
+        boxes.append(_Box(run, box.marker, box.related_marker))
+    return boxes
+
+
+def _is_heading(run: list) -> bool:
+    """Text only, and short: the title of the box that follows."""
+    return all(type(piece) is str for piece in run) and _visible_chars(run) <= MAX_INLINE_CHARS
+
+
+@dataclasses.dataclass
+class _Block:
+    kind: str
+    text: str
+    links: list[ExtractedLink]
+
+
+def _finish(box: _Box) -> _Block:
+    """The box's text (a line per paragraph), its class, and its links with their context."""
+    pieces, anchors, offset = [], [], 0
+    for item in box.items:
+        if type(item) is str:
+            pieces.append(item)
+            offset += len(item)
+        else:
+            anchors.append((item, offset))
+    raw = ''.join(pieces)
+    text = '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
+    kind = _classify(box, raw, text, anchors)
+    return _Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
+                                             _context(raw, start, start + anchor.raw_length), kind)
+                               for anchor, start in anchors])
+
+
+def _classify(box: _Box, raw: str, text: str, anchors: list[tuple[_Anchor, int]]) -> str:
+    """Marks first, then the heading, related-list words, and the links (module docstring)."""
+    if box.marker:
+        return box.marker
+    text_chars = len(text) - text.count(' ') - text.count('\n')
+    anchor_chars = sum(len(''.join(raw[start:start + anchor.raw_length].split())) for anchor, start in anchors)
+    density = anchor_chars / text_chars if text_chars else 1.0
+    if anchors and density >= HEADING_LINK_DENSITY:
+        named = _heading_class(_heading(raw[:anchors[0][1]]))
+        if named:
+            return named
+    if not anchors or density < LINK_DENSITY:
+        return 'content'
+    if box.related_marker:
+        return 'related'
+    return 'navigation' if _short_anchors([anchor.anchor for anchor, _ in anchors]) else 'related'
+
+
+def _heading(before_first_link: str) -> str:
+    """The block's first line, when it ends before the first link and is short."""
+    complete_lines = before_first_link.split('\n')[:-1]
+    first = _collapse(next((line for line in complete_lines if line.strip()), ''))
+    return first if len(first) <= MAX_HEADING_CHARS else ''
+
+
+def _heading_class(heading: str) -> str | None:
+    heading = heading.lower()
+    return next((kind for kind, words in _HEADING_WORDS if any(word in heading for word in words)), None)
+
+
+def _short_anchors(anchors: list[str]) -> bool:
+    """Menu-like anchors: a few characters (Chinese) or words (other languages) each, on average."""
+    joined = ' '.join(anchors)
+    if is_chinese(joined):
+        return len(''.join(joined.split())) <= SHORT_ANCHOR_CHARS * len(anchors)
+    return len(joined.split()) <= SHORT_ANCHOR_WORDS * len(anchors)
+
+
+def _context(raw: str, start: int, end: int) -> str:
+    """CONTEXT_CHARS of the block's text on each side of the anchor, whitespace collapsed."""
+    before = _collapse(raw[max(0, start - 4 * CONTEXT_CHARS):start])[-CONTEXT_CHARS:]
+    after = _collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS]
+    return f'{before} {after}'.strip()
+
+
+def _distinct_links(blocks: list[_Block]) -> list[ExtractedLink]:
+    seen, links = set(), []
+    for block in blocks:
+        for link in block.links:
+            if (link.url, link.anchor, link.block) not in seen:
+                seen.add((link.url, link.anchor, link.block))
+                links.append(link)
+    return links

@@ -1,0 +1,270 @@
+import datetime
+import os
+import random
+import re
+
+import pytest
+
+from models.extract import BLOCK_CLASSES, extract_page
+from sandbox.render import render_response
+from sandbox.site import BLOCK_CLASS, INDEX_PAGE_SIZE, Article, Link, Page, Site, assemble_pages
+
+PAGE_URL = 'http://news.example.test/world/2024/storm.html'
+HAN = re.compile('[\u4e00-\u9fff]')
+
+SEMANTIC_PAGE = '''<!DOCTYPE html><html><head><title>Storm hits the coast | The Paper</title></head><body>
+<header><a href="/">Home</a><nav><ul><li><a href="/news/">News</a></li><li><a href="/sport/">Sport</a></li>
+<li><a href="/weather/">Weather</a></li></ul></nav></header>
+<main>
+<article><h1>Storm hits the coast</h1><p>By a staff reporter</p>
+<p>A strong storm hit the coast on Monday, the <a href="/weather/office.html">weather office</a> said,
+bringing heavy rain and high winds to the towns along the shore.</p>
+<p>Schools were closed and the ferries stayed in port for a second day.</p></article>
+<aside class="relatedStories"><h2>More on this story</h2><ul>
+<li><a href="/news/flood-warnings.html">Flood warnings issued for the whole of the coast</a></li>
+<li><a href="/news/ferries.html">Ferries cancelled as the winds reach record speeds</a></li></ul></aside>
+<div id="adSlot1"><a href="http://ads.example.test/1">Cheap flights</a>
+<a href="http://ads.example.test/2">Win a car</a></div>
+<div class="most-popular"><h3>Most read</h3><ol>
+<li><a href="/news/chef.html">Celebrity chef opens a new restaurant in the city</a></li>
+<li><a href="/news/weekend.html">Ten things to do in town this weekend</a></li></ol></div>
+</main>
+<footer><p>&copy; 2024 The Paper</p><a href="/about/">About us</a> | <a href="/contact/">Contact</a></footer>
+</body></html>'''
+
+DIV_PAGE = '''<html><head><title>暴雨袭击南方多省</title></head><body>
+<div id="topNav"><a href="/">首页</a> | <a href="/guonei/">国内</a> | <a href="/guoji/">国际</a></div>
+<div id="breadCrumbs">您的位置：<a href="/">首页</a> &gt; <a href="/guonei/">国内</a></div>
+<div id="content"><div class="title"><h1>暴雨袭击南方多省</h1></div><div class="info">2024-06-01 来源：本报</div>
+<div class="article-body"><p>中央气象台消息，受强降雨影响，南方多省出现洪涝灾害，
+<a href="/guonei/2024/0601/123.html">防汛部门</a>已经启动应急响应，各地正在全力抢险救灾。</p>
+<p>气象专家表示，未来三天降雨仍将持续，请公众注意防范。</p></div></div>
+<div id="sidebar">
+<div class="xgxw"><h3>相关新闻</h3><ul><li><a href="/guonei/1.html">长江中下游进入主汛期水位持续上涨</a></li>
+<li><a href="/guonei/2.html">多地发布暴雨橙色预警提醒市民注意安全</a></li></ul></div>
+<div class="hotRank"><h3>排行榜</h3><ul><li><a href="/yule/1.html">明星婚礼现场曝光引发网友热议</a></li>
+<li><a href="/yule/2.html">夏季旅游目的地推荐与攻略大全</a></li></ul></div>
+<div class="gg"><a href="http://ad.example.test/1">限时特惠 点击领取</a></div></div>
+<div id="bottom"><a href="/about.html">关于我们</a> | <a href="/contact.html">联系我们</a><p>版权所有 © 2024</p></div>
+</body></html>'''
+
+TABLE_PAGE = '''<html><head><title>楼市新政出台</title></head><body>
+<table width="100%"><tr><td><a href="/">首页</a> | <a href="/news/">新闻</a> | <a href="/bbs/">论坛</a></td></tr>
+</table>
+<table width="100%"><tr>
+<td width="70%"><font size="4"><b>楼市新政出台</b></font><br>本市昨日出台楼市新政，首套住房贷款利率下调，<a
+href="/news/loan.html">公积金贷款</a>额度同步提高，业内人士认为此举将提振市场信心。<br><br>
+多家银行表示将在本月内落实新的利率政策。<br></td>
+<td width="30%"><b>相关文章</b><br><table>
+<tr><td><a href="/news/1.html">二手房成交量连续三周上涨创年内新高</a></td></tr>
+<tr><td><a href="/news/2.html">多家银行下调首套房贷利率支持刚需</a></td></tr></table>
+<b>热门排行</b><br><table>
+<tr><td><a href="/ent/1.html">明星婚礼现场曝光引发网友热议不断</a></td></tr>
+<tr><td><a href="/ent/2.html">夏季旅游热门目的地推荐与攻略大全</a></td></tr></table>
+<b>广告</b><br><table>
+<tr><td><a href="http://ad.example.test/1">低价机票 今日秒杀</a></td></tr>
+<tr><td><a href="http://ad.example.test/2">名师一对一 免费试听</a></td></tr></table></td>
+</tr></table>
+<table width="100%"><tr><td>友情链接：<a href="http://a.example.test/">新浪</a> <a href="http://b.example.test/">搜狐</a>
+<a href="http://c.example.test/">网易</a></td></tr></table>
+</body></html>'''
+
+
+def extract(markup: str, url: str = PAGE_URL, content_type: str | None = 'text/html; charset=utf-8'):
+    return extract_page(markup.encode('utf-8'), url, content_type)
+
+
+def link_classes(page) -> dict[str, str]:
+    return {link.url.rsplit('.test', 1)[1]: link.block for link in page.links}
+
+
+def test_semantic_layout_blocks():
+    page = extract(SEMANTIC_PAGE)
+    assert link_classes(page) == {
+        '/': 'navigation', '/news/': 'navigation', '/sport/': 'navigation', '/weather/': 'navigation',
+        '/weather/office.html': 'content',
+        '/news/flood-warnings.html': 'related', '/news/ferries.html': 'related',
+        '/1': 'noise', '/2': 'noise', '/news/chef.html': 'noise', '/news/weekend.html': 'noise',
+        '/about/': 'navigation', '/contact/': 'navigation'}
+    assert page.text.splitlines() == [
+        'Storm hits the coast', 'By a staff reporter',
+        'A strong storm hit the coast on Monday, the weather office said, bringing heavy rain and high '
+        'winds to the towns along the shore.',
+        'Schools were closed and the ferries stayed in port for a second day.']
+
+
+def test_div_id_layout_blocks():
+    page = extract(DIV_PAGE)
+    assert link_classes(page) == {
+        '/': 'navigation', '/guonei/': 'navigation', '/guoji/': 'navigation',
+        '/guonei/2024/0601/123.html': 'content',
+        '/guonei/1.html': 'related', '/guonei/2.html': 'related',
+        '/yule/1.html': 'noise', '/yule/2.html': 'noise', '/1': 'noise',
+        '/about.html': 'navigation', '/contact.html': 'navigation'}
+    assert '防汛部门已经启动应急响应' in page.text and '首页' not in page.text
+
+
+def test_table_layout_without_hints_uses_headings_and_anchors():
+    page = extract(TABLE_PAGE)
+    assert link_classes(page) == {
+        '/': 'navigation', '/news/': 'navigation', '/bbs/': 'navigation',
+        '/news/loan.html': 'content', '/news/1.html': 'related', '/news/2.html': 'related',
+        '/ent/1.html': 'noise', '/ent/2.html': 'noise', '/1': 'noise', '/2': 'noise'}
+    assert [kind for kind, _ in page.blocks] == ['navigation', 'content', 'related', 'noise', 'noise',
+                                                 'navigation']
+    assert page.blocks[2][1].startswith('相关文章\n二手房成交量')  # the heading stays with its list
+    assert page.text.splitlines() == ['楼市新政出台', '本市昨日出台楼市新政，首套住房贷款利率下调，公积金贷款额度同步提高，'
+                                      '业内人士认为此举将提振市场信心。', '多家银行表示将在本月内落实新的利率政策。']
+
+
+def test_class_words_match_whole_tokens_and_camel_case():
+    markup = ('<div class="thread-head"><p>{0}</p></div>'
+              '<div class="shadow addItem"><a href="/a.html">{1}</a><a href="/b.html">{1}</a></div>'
+              '<div class="topAdBox"><a href="/c.html">{1}</a><a href="/d.html">{1}</a></div>')
+    page = extract(markup.format('A long paragraph of article text about the storm and the coast. ' * 2,
+                                 'A headline about the weather on the coast'))
+    assert [kind for kind, _ in page.blocks] == ['content', 'related', 'noise']  # 'head', 'add' are not 'ad'
+
+
+def test_header_and_footer_inside_an_article_belong_to_it():
+    page = extract('<article><header><h1>Title of the story</h1><p>By a reporter, with a '
+                   '<a href="/profile.html">profile</a> and more words about who wrote this story.</p></header>'
+                   '<p>The body of the story.</p></article>')
+    assert {link.block for link in page.links} == {'content'}
+
+
+GBK_PAGE = ('<html><head>{meta}<title>北京房价走势</title></head><body><p>楼盘销售火爆，开发商推出新房，'
+            '北京市住房和城乡建设委员会公布的数据显示，本周新建商品住宅成交量明显回落。</p>'
+            '<a href="/house/">房产频道</a></body></html>')
+
+
+@pytest.mark.parametrize('meta, content_type', [
+    ('', 'text/html; charset=GBK'),
+    ('<meta http-equiv="Content-Type" content="text/html; charset=gb2312">', 'text/html'),
+    ('', None),
+])
+def test_gbk_pages_decode_with_the_charset_in_the_header_the_meta_or_nowhere(meta, content_type):
+    page = extract_page(GBK_PAGE.format(meta=meta).encode('gbk'), PAGE_URL, content_type)
+    assert page.encoding == 'gb18030'
+    assert page.title == '北京房价走势' and '商品住宅成交量明显回落' in page.text
+    assert [(link.url, link.anchor) for link in page.links] == [('http://news.example.test/house/', '房产频道')]
+
+
+def test_utf8_without_a_declaration_and_big5_with_one():
+    page = extract_page(GBK_PAGE.format(meta='').encode('utf-8'), PAGE_URL)
+    assert (page.encoding, page.title) == ('utf-8', '北京房价走势')
+    big5 = '<html><head><meta charset="big5"><title>臺北房價</title></head><body><p>樓盤銷售火爆。</p></body></html>'
+    page = extract_page(big5.encode('big5'), PAGE_URL, 'text/html')
+    assert (page.encoding, page.title, page.text) == ('big5', '臺北房價', '樓盤銷售火爆。')
+
+
+def test_broken_html_is_repaired():
+    page = extract('<html><body><div><p>Unclosed paragraph <b>bold<div>inner <a href="/x.html">x link</a>'
+                   '</div></div></div></span></td><p>After the stray closers')
+    assert page.error is None
+    assert [link.url for link in page.links] == ['http://news.example.test/x.html']
+    assert 'After the stray closers' in page.text
+
+
+@pytest.mark.parametrize('body, error', [
+    (b'', 'empty body'),
+    (b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR' + bytes(range(256)) * 4, 'not HTML (binary)'),
+    (os.urandom(4096), 'not HTML (binary)'),
+    (b'<html>' + b'\x00' * 2000 + b'</html>', 'not HTML (binary)'),
+    (b'  \n\t ', 'no HTML document'),
+])
+def test_empty_and_binary_bodies_set_error_and_nothing_else(body, error):
+    page = extract_page(body, PAGE_URL, 'text/html')
+    assert page.error == error
+    assert (page.title, page.text, page.links, page.blocks, page.canonical) == ('', '', [], [], None)
+
+
+def test_links_resolve_against_base_href_and_skip_what_is_not_http():
+    page = extract('<html><head><base href="http://cdn.example.test/docs/"></head><body><p>'
+                   '<a href="page.html#part">relative</a> <a href="../up.html">parent</a> '
+                   '<a href="//other.example.test/x">protocol-relative</a> <a href="/root">site-relative</a> '
+                   '<a href=" HTTPS://Other.Example.test:443/y ">absolute</a> <a href="#top">fragment</a> '
+                   '<a href="javascript:void(0)">script</a> <a href="mailto:a@example.test">mail</a> '
+                   '<a href="http://[broken/">broken</a> <a>no href</a></p></body></html>')
+    assert [(link.url, link.anchor) for link in page.links] == [
+        ('http://cdn.example.test/docs/page.html', 'relative'), ('http://cdn.example.test/up.html', 'parent'),
+        ('http://other.example.test/x', 'protocol-relative'), ('http://cdn.example.test/root', 'site-relative'),
+        ('https://other.example.test/y', 'absolute')]
+
+
+def test_canonical_meta_and_title():
+    head = ('<head><title>  Storm \n hits  </title><meta name="Keywords" content="storm, coast">'
+            '<meta name="description" content=" A storm\n hit the coast. ">'
+            '<link rel="Canonical" href="/world/storm.html?utm=x#top"></head>')
+    page = extract(f'<html>{head}<body><p>Text</p></body></html>')
+    assert (page.title, page.meta_keywords, page.meta_description, page.canonical) == (
+        'Storm hits', 'storm, coast', 'A storm hit the coast.', 'http://news.example.test/world/storm.html?utm=x')
+    assert extract('<link rel="canonical" href="javascript:x"><p>Text</p>').canonical is None
+    assert extract('<p>Text</p>').canonical is None
+    assert extract('<body><h1>Heading  title</h1><p>Text</p></body>').title == 'Heading title'
+
+
+def test_context_is_the_text_around_an_inline_link():
+    page = extract('<p>' + 'Earlier sentences fill the paragraph. ' * 5 + 'Flood defences along the '
+                   '<a href="/river.html">river  Thames</a> were raised overnight by the agency. '
+                   + 'Later sentences follow. ' * 5 + '</p>')
+    [link] = page.links
+    assert link.anchor == 'river Thames'
+    assert 'Flood defences along the' in link.context and 'were raised overnight' in link.context
+    assert 'Thames' not in link.context and len(link.context) <= 101
+
+
+def test_duplicate_links_are_collapsed_but_other_anchors_kept():
+    page = extract('<ul><li><a href="/a">Alpha</a></li><li><a href="/a">Alpha</a></li>'
+                   '<li><a href="/a"><img src="a.png" alt="Alpha logo"></a></li></ul>')
+    assert [(link.url, link.anchor) for link in page.links] == [
+        ('http://news.example.test/a', 'Alpha'), ('http://news.example.test/a', 'Alpha logo')]
+
+
+def test_real_cwced_page_decodes_with_chinese_title_and_links(shared_data):
+    path = sorted((shared_data / 'extraction' / 'cwced' / 'original').glob('*.html'))[0]
+    body = path.read_bytes()
+    url = re.search(rb'<text id="([^"]+)"', body).group(1).decode()
+    page = extract_page(body, url)
+    assert page.error is None and page.encoding == 'gb18030'
+    assert len(HAN.findall(page.title)) >= 4 and '\ufffd' not in page.title
+    assert len(page.links) >= 5 and any(HAN.search(link.anchor) for link in page.links)
+    assert all(link.block in BLOCK_CLASSES for link in page.links)
+    assert len(page.text) > 500 and HAN.search(page.text)
+
+
+def sandbox_web(style: int, language: str) -> list[Page]:
+    """Every page of a small sandbox web in one template: three labels with two sites each, enough
+    articles for a second index page, inline links, "see also" links and tunnels (recommended)."""
+    zh = language == 'zh'
+    sentence = '今天南方多省出现强降雨，防汛部门启动应急响应。' if zh else 'Heavy rain fell across the south today. '
+    sites = [Site(f'{label}{n}.test', f'{label} {n}', language, (label,), charset='gbk' if zh else 'utf-8',
+                  style=style, has_print=n == 1) for label in ('house', 'sport', 'tech') for n in (1, 2)]
+    articles = []
+    for site in sites:
+        for n in range(INDEX_PAGE_SIZE[language] + 1):
+            headline = f'{site.name}：长江中下游进入主汛期水位持续上涨第{n}天' if zh else \
+                f'Flood warnings issued for {site.name} on day {n}'
+            inline = Link(f'{site.home}topic/{n}.html', '防汛部门' if zh else 'the flood office')
+            articles.append(Article(f'{site.host}-{n}', site, '', f'/2024/{n}.html', headline,
+                                    [(sentence * 3, inline, sentence * 3), ('## ' + headline,), (sentence * 2,)],
+                                    site.labels, datetime.date(2024, 1, 1 + n),
+                                    see_also=[Link(f'{site.home}see/{n}.html', f'{headline}（续）')]))
+    return assemble_pages(sites, articles, random.Random(1), islands=True)
+
+
+@pytest.mark.parametrize('language', ['zh', 'en'])
+@pytest.mark.parametrize('style', [0, 1, 2])
+def test_sandbox_links_get_the_class_of_their_blocks_role(style, language):
+    roles = set()
+    for page in sandbox_web(style, language):
+        headers, body = render_response(page, datetime.date(2024, 6, 1))
+        extracted = extract_page(body, page.url, dict(headers)['Content-Type'])
+        expected = []
+        for block in page.blocks:
+            inline = [piece for paragraph in block.paragraphs for piece in paragraph if isinstance(piece, Link)]
+            expected += [(link.url, link.anchor, BLOCK_CLASS[block.role]) for link in inline + block.links
+                         if (link.url, link.anchor, BLOCK_CLASS[block.role]) not in expected]
+            roles.update(block.role for _ in inline + block.links)
+        assert [(link.url, link.anchor, link.block) for link in extracted.links] == expected, page.url
+    assert roles == set(BLOCK_CLASS)

@@ -1,0 +1,144 @@
+"""`focal crawl` end to end: a real sandbox server on 127.0.0.1, real Beam rounds, real Parquet."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.state import CrawlDir
+from runners.cli import main
+from sandbox.faults import FaultPlan
+from sandbox.server import SandboxServer, open_web
+
+
+@pytest.fixture(scope='module')
+def sandbox(news_web_dir):
+    with SandboxServer(*open_web(news_web_dir)) as server:
+        yield server
+
+
+def crawl_args(news_web_dir, server, out, *extra, budget=40, round_size=20, delay=0):
+    return ['crawl', '--task', str(news_web_dir / 'tasks' / '房产.yaml'), '--out', str(out),
+            '--budget', str(budget), '--round-size', str(round_size), '--delay', str(delay),
+            '--proxy', server.proxy_url, *extra]
+
+
+def final_outcomes(crawl: CrawlDir) -> dict:
+    log = crawl.read_table('fetch_log')
+    outcomes = {}
+    for url, outcome in zip(log.column('url').to_pylist(), log.column('outcome').to_pylist()):
+        outcomes[url] = outcome
+    return outcomes
+
+
+def assert_nothing_fetched_twice(crawl: CrawlDir):
+    log = crawl.read_table('fetch_log')
+    first_round = {}
+    for url, round_number in zip(log.column('url').to_pylist(), log.column('round').to_pylist()):
+        assert first_round.setdefault(url, round_number) == round_number, f'{url} fetched in two rounds'
+
+
+def test_a_crawl_writes_its_rounds_and_never_fetches_a_url_twice(news_web_dir, sandbox, tmp_path, capsys):
+    assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'crawl')) == 0
+    output = capsys.readouterr().out
+    assert 'round 1: fetched 5' in output and 'round 2: fetched 20' in output and 'budget of 40 pages spent' in output
+    crawl = CrawlDir.open(str(tmp_path / 'crawl'))
+    assert crawl.committed_rounds() == [1, 2, 3]
+    assert len(final_outcomes(crawl)) == 40
+    assert_nothing_fetched_twice(crawl)
+    pages, links = crawl.read_table('pages'), crawl.read_table('links')
+    assert len(pages) > 20 and len(links) > 20 * len(pages) // 2
+    assert set(links.column('block').to_pylist()) <= {'content', 'related', 'navigation', 'noise'}
+    assert all(terms for terms in pages.column('terms').to_pylist())
+    assert main(['inspect', str(tmp_path / 'crawl')]) == 0
+    assert 'most relevant pages' in capsys.readouterr().out
+
+
+def seeded_crawl(news_web_dir, server, out, seeds, *extra):
+    """A one-round crawl of exactly these seed URLs."""
+    seeds_file = out.parent / f'{out.name}-seeds.txt'
+    seeds_file.write_text('\n'.join(seeds) + '\n', encoding='utf-8')
+    return main(['crawl', '--seeds', str(seeds_file), '--topic', str(news_web_dir / 'tasks' / '房产.yaml'),
+                 '--out', str(out), '--budget', str(len(seeds)), '--round-size', str(len(seeds)),
+                 '--proxy', server.proxy_url, *extra])
+
+
+@pytest.fixture(scope='module')
+def labels(news_web_dir):
+    return pq.read_table(news_web_dir / 'labels.parquet').to_pydict()
+
+
+def test_robots_txt_is_obeyed_and_recorded(news_web_dir, sandbox, tmp_path, labels):
+    disallowed = [u for u, allowed in zip(labels['url'], labels['robots_allowed']) if not allowed][:3]
+    allowed = [u for u, ok, kind in zip(labels['url'], labels['robots_allowed'], labels['kind'])
+               if ok and kind == 'article'][:2]
+    assert seeded_crawl(news_web_dir, sandbox, tmp_path / 'crawl', disallowed + allowed, '--delay', '0') == 0
+    outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')))
+    assert {outcomes[u] for u in disallowed} == {'robots_disallowed'}
+    assert {outcomes[u] for u in allowed} == {'ok'}
+
+
+def test_requests_to_one_host_keep_the_delay(news_web_dir, sandbox, tmp_path, labels):
+    host = 'loushi-news.test'
+    urls = [u for u, h, kind in zip(labels['url'], labels['host'], labels['kind']) if h == host and kind == 'brief'][:5]
+    assert seeded_crawl(news_web_dir, sandbox, tmp_path / 'crawl', urls, '--delay', '0.3') == 0
+    log = CrawlDir.open(str(tmp_path / 'crawl')).read_table('fetch_log')
+    starts = sorted(log.column('started_at').to_pylist())
+    gaps = [(b - a).total_seconds() for a, b in zip(starts, starts[1:])]
+    assert len(starts) == 5 and min(gaps) >= 0.29, gaps
+
+
+EXPECTED_OUTCOMES = {
+    'latency': {'timeout'}, 'slow_drip': {'timeout'}, 'server_error': {'http_5xx'},
+    'rate_limited': {'ok'}, 'redirect_chain': {'ok'}, 'long_redirect_chain': {'redirect'},
+    'redirect_loop': {'redirect'}, 'oversized': {'too_large'}, 'binary': {'not_html'},
+    'gzip_bomb': {'too_large'}, 'wrong_charset': {'ok'}, 'calendar_trap': {'ok'},
+}
+
+
+def test_every_fault_of_the_hostile_profile_ends_in_its_outcome(news_web_dir, tmp_path, labels):
+    with SandboxServer(*open_web(news_web_dir), faults=FaultPlan('hostile')) as server:
+        examples = {kind: server.faults.example_urls(kind, [u for u, k in zip(labels['url'], labels['kind'])
+                                                            if k == 'brief'], 2)
+                    for kind in EXPECTED_OUTCOMES}
+        seeds = [url for urls in examples.values() for url in urls]
+        assert seeded_crawl(news_web_dir, server, tmp_path / 'crawl', seeds, '--delay', '0',
+                            '--timeout', '0.5') == 0
+    outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')))
+    for kind, urls in examples.items():
+        assert {outcomes[u] for u in urls} <= EXPECTED_OUTCOMES[kind], kind
+
+
+def test_a_crawl_killed_mid_round_resumes_without_losing_or_refetching(news_web_dir, sandbox, tmp_path):
+    out = tmp_path / 'crawl'
+    command = [sys.executable, '-m', 'runners', *crawl_args(news_web_dir, sandbox, out, budget=65,
+                                                             round_size=15, delay=0.05)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:  # wait until round 2 is committed and round 3 is under way
+            rounds = out / 'rounds'
+            names = os.listdir(rounds) if rounds.exists() else []
+            if '000002' in names and any(n.startswith('.pending-000003') for n in names):
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    before = CrawlDir.open(str(out))
+    committed = before.committed_rounds()
+    assert committed[:2] == [1, 2]
+    pages_before = before.read_table('pages').sort_by('url')
+    assert main(['crawl', '--resume', str(out)]) == 0
+    after = CrawlDir.open(str(out))
+    assert_nothing_fetched_twice(after)
+    assert len(final_outcomes(after)) == 65
+    assert after.read_table('pages', committed[0]).num_rows > 0
+    kept = after.read_table('pages').filter(pc.is_in(after.read_table('pages').column('round'),
+                                                     pa.array(committed, pa.int32()))).sort_by('url')
+    assert kept.equals(pages_before)

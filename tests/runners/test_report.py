@@ -1,0 +1,174 @@
+import base64
+import datetime
+import json
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from pipelines.state import CrawlDir
+from runners.report import ReportError, format_summary, write_report
+
+LABELS = pa.table({
+    'url': ['http://house.test/', 'http://house.test/a', 'http://house.test/b',
+            'http://house.test/print/a', 'http://sport.test/', 'http://sport.test/x',
+            'http://portal.test/house/1'],
+    'host': ['house.test'] * 4 + ['sport.test'] * 2 + ['portal.test'],
+    'kind': ['home', 'article', 'article', 'print', 'home', 'article', 'article'],
+    'labels': [[], ['房产'], ['房产'], ['房产'], [], ['体育'], ['房产']],
+    'charset': ['utf-8'] * 7,
+    'robots_allowed': [True, True, True, False, True, True, True],
+    'relevant_房产': [False, True, True, True, False, False, True],
+})
+TASK = {'name': '房产', 'language': 'zh', 'keywords': {'房价': 0.8, '楼市': 0.2},
+        'seeds': ['http://house.test/'], 'label': '房产', 'relevant_column': 'relevant_房产'}
+
+
+def at(minute):
+    return datetime.datetime(2025, 3, 1, 8, minute, tzinfo=datetime.timezone.utc)
+
+
+def page(round_number, url, minute, relevance, title):
+    return {'round': round_number, 'url': url, 'final_url': url, 'host': url.split('/')[2],
+            'title': title, 'text': '房价', 'relevance': relevance, 'fetched_at': at(minute)}
+
+
+def attempt(round_number, url, outcome, number=1, status=200):
+    return {'round': round_number, 'url': url, 'attempt': number, 'outcome': outcome,
+            'http_status': status, 'started_at': at(0)}
+
+
+def commit_round(crawl, number, frontier, log, pages):
+    pending = crawl.begin(number)
+    pending.write_table('frontier', [{'round': number, 'url': u, 'strategy': 'best-first',
+                                      'operator': 'link', 'priority': 1.0, 'depth': -1} for u in frontier])
+    pending.write_table('fetch_log', log)
+    pending.write_table('pages', pages)
+    pending.write_table('links', [{'round': number, 'url': pages[0]['url'], 'dst': u,
+                                   'anchor': 'a', 'block': 'content'} for u in frontier])
+    pending.commit()
+
+
+@pytest.fixture
+def crawl_dir(tmp_path):
+    crawl = CrawlDir.create(str(tmp_path / 'crawl'), {'strategy': 'best-first', 'round_size': 4})
+    commit_round(crawl, 1, ['http://house.test/', 'http://sport.test/', 'http://house.test/print/a'],
+                 [attempt(1, 'http://house.test/', 'ok'), attempt(1, 'http://sport.test/', 'ok'),
+                  attempt(1, 'http://house.test/print/a', 'robots_disallowed', status=None)],
+                 [page(1, 'http://sport.test/', 2, 0.1, 'Sport home'),
+                  page(1, 'http://house.test/', 1, 0.4, 'House home')])
+    commit_round(crawl, 2, ['http://house.test/a', 'http://sport.test/x', 'http://portal.test/house/1',
+                            'http://house.test/b'],
+                 [attempt(2, 'http://house.test/a', 'ok'),
+                  attempt(2, 'http://sport.test/x', 'http_5xx', 1, 503),
+                  attempt(2, 'http://sport.test/x', 'ok', 2, 200),
+                  attempt(2, 'http://portal.test/house/1', 'ok'),
+                  attempt(2, 'http://house.test/b', 'timeout', status=None)],
+                 [page(2, 'http://house.test/a', 5, 0.9, '楼市 <新政>'),
+                  page(2, 'http://sport.test/x', 6, 0.2, 'Match'),
+                  page(2, 'http://portal.test/house/1', 7, 0.7, 'Portal house')])
+    return tmp_path / 'crawl'
+
+
+@pytest.fixture
+def web_dir(tmp_path):
+    web = tmp_path / 'web'
+    (web / 'tasks').mkdir(parents=True)
+    pq.write_table(LABELS, web / 'labels.parquet')
+    (web / 'tasks' / 'house.yaml').write_text(yaml.safe_dump(TASK, allow_unicode=True), encoding='utf-8')
+    return web
+
+
+def test_report_files_and_figures(crawl_dir, web_dir, tmp_path):
+    report = write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'out')
+    assert report == tmp_path / 'out' / 'report.html'
+    page_html = report.read_text(encoding='utf-8')
+    png = (tmp_path / 'out' / 'harvest.png').read_bytes()
+    assert png.startswith(b'\x89PNG')
+    embedded = re.search(r'src="data:image/png;base64,([^"]+)"', page_html).group(1)
+    assert base64.b64decode(embedded) == png
+    assert '房产' in page_html and 'relevant_房产' in page_html and 'best-first' in page_html
+    assert '<td>rounds committed</td><td>2</td>' in page_html
+    assert '<td>pages per round</td><td>4</td>' in page_html
+    assert '<td>ok</td><td>5</td>' in page_html          # sport.test/x ended ok after a 503
+    assert '<td>timeout</td><td>1</td>' in page_html
+    assert '<td>robots_disallowed</td><td>1</td>' in page_html
+    assert 'http_5xx' not in page_html
+    assert '楼市 &lt;新政&gt;' in page_html                  # titles are escaped
+
+    summary = json.loads((tmp_path / 'out' / 'summary.json').read_text(encoding='utf-8'))
+    # fetch order: house.test/, sport.test/, house.test/a, sport.test/x, portal.test/house/1
+    assert (summary['pages'], summary['relevant_pages']) == (5, 2)
+    assert summary['harvest_rate'] == pytest.approx(0.4)
+    assert (summary['sites'], summary['relevant_sites']) == (3, 2)
+    assert summary['site_harvest_rate'] == pytest.approx(2 / 3)
+    assert summary['total_relevant'] == 3 and summary['recall'] == pytest.approx(2 / 3)
+    assert [f[1] for f in summary['fifths']] == pytest.approx([0, 0, 1 / 3, 0.25, 0.4])
+    assert [f[2] for f in summary['fifths']] == pytest.approx([1, 0.5, 0.5, 0.5, 2 / 3])
+    assert summary['outcomes'] == {'ok': 5, 'robots_disallowed': 1, 'timeout': 1}
+    assert (summary['task'], summary['strategy'], summary['rounds']) == ('房产', 'best-first', 2)
+
+
+def test_top_pages_and_rounds_in_the_report(crawl_dir, web_dir, tmp_path):
+    page_html = write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml',
+                             tmp_path / 'out').read_text(encoding='utf-8')
+    top = page_html[page_html.index('Top 20 pages'):page_html.index('<h2>Rounds')]
+    assert top.index('>http://house.test/a<') < top.index('>http://portal.test/house/1<') \
+        < top.index('>http://house.test/<') < top.index('>http://sport.test/x<')
+    assert '<td>0.90</td><td>楼市 &lt;新政&gt;</td><td>http://house.test/a</td><td>yes</td>' in top
+    rounds = page_html[page_html.index('<h2>Rounds'):]
+    assert '<td>1</td><td>3</td><td>3</td><td>2</td><td>0</td><td>3</td>' in rounds
+    assert '<td>2</td><td>4</td><td>5</td><td>3</td><td>2</td><td>4</td>' in rounds
+
+
+def test_the_budget_comes_from_crawl_json_or_the_caller(crawl_dir, web_dir, tmp_path):
+    config = json.loads((crawl_dir / 'crawl.json').read_text())
+    (crawl_dir / 'crawl.json').write_text(json.dumps({**config, 'budget': 10}))
+    write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'a')
+    summary = json.loads((tmp_path / 'a' / 'summary.json').read_text())
+    assert summary['budget'] == 10 and summary['fifths'][-1] == [10, None, None]
+    write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'b', budget=5)
+    assert json.loads((tmp_path / 'b' / 'summary.json').read_text())['budget'] == 5
+
+
+def test_a_crawl_json_without_strategy_or_rounds_still_reports(tmp_path, web_dir):
+    CrawlDir.create(str(tmp_path / 'empty'), {})
+    page_html = write_report(tmp_path / 'empty', web_dir, web_dir / 'tasks' / 'house.yaml',
+                             tmp_path / 'out').read_text(encoding='utf-8')
+    assert 'not recorded in crawl.json' in page_html
+    assert json.loads((tmp_path / 'out' / 'summary.json').read_text())['pages'] == 0
+
+
+def test_missing_inputs_are_clear_errors(crawl_dir, web_dir, tmp_path):
+    task = web_dir / 'tasks' / 'house.yaml'
+    with pytest.raises(ReportError, match='not a crawl directory'):
+        write_report(tmp_path / 'nowhere', web_dir, task, tmp_path / 'out')
+    with pytest.raises(ReportError, match=r'cannot read task file .*house\.yaml'):
+        write_report(crawl_dir, web_dir, web_dir / 'missing.yaml', tmp_path / 'out')
+    topic_only = tmp_path / 'topic.yaml'
+    topic_only.write_text(yaml.safe_dump({'name': 'x', 'keywords': {'a': 1.0}}))
+    with pytest.raises(ReportError, match='a topic, not a task'):
+        write_report(crawl_dir, web_dir, topic_only, tmp_path / 'out')
+    (web_dir / 'labels.parquet').unlink()
+    with pytest.raises(ReportError, match='no labels.parquet.*focal sandbox build'):
+        write_report(crawl_dir, web_dir, task, tmp_path / 'out')
+    pq.write_table(LABELS.drop_columns(['relevant_房产']), web_dir / 'labels.parquet')
+    with pytest.raises(ReportError, match='no relevant_房产 column'):
+        write_report(crawl_dir, web_dir, task, tmp_path / 'out')
+
+
+def test_format_summary():
+    summary = {'pages': 200, 'relevant_pages': 124, 'harvest_rate': 0.62, 'sites': 9,
+               'relevant_sites': 5, 'site_harvest_rate': 5 / 9, 'total_relevant': 400,
+               'recall': 0.31, 'budget': 200,
+               'fifths': [(40, 0.71, 0.5), (80, 0.66, 0.5), (120, 0.6, 0.5), (160, 0.61, 0.5),
+                          (200, 0.62, 5 / 9)]}
+    assert format_summary(summary).splitlines() == [
+        'harvest rate 0.62 (124 of 200 pages relevant), sites 5 of 9 relevant (0.56)',
+        'recall 0.31 (124 of 400 relevant pages robots.txt allows)',
+        'by fifth of the budget (200 pages): 0.71 0.66 0.60 0.61 0.62',
+    ]
+    unreached = {**summary, 'fifths': [(40, 0.71, 0.5), (80, None, None)]}
+    assert format_summary(unreached).endswith('0.71 n/a')
