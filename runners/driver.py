@@ -21,7 +21,8 @@ from models.urls import UrlError, host_of, normalize_url
 from pipelines.round import build_round
 from pipelines.state import CrawlDir
 
-RELEVANT = 0.2   # relevance at which the progress line counts a page as judged relevant
+RELEVANT = 0.05  # relevance (a cosine) at which the progress line counts a page as judged relevant
+NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
 
 
 class CrawlError(Exception):
@@ -69,9 +70,11 @@ class Driver:
         log = self.crawl.read_table('fetch_log', number)
         pages = self.crawl.read_table('pages', number)
         links = self.crawl.read_table('links', number)
-        requested = set(log.column('url').to_pylist())
-        self.requested |= requested
-        fetched = requested | {u for u in log.column('final_url').to_pylist() if u}
+        final = {}
+        for url, outcome in zip(log.column('url').to_pylist(), log.column('outcome').to_pylist()):
+            final[url] = outcome  # attempts are in order: the last one is the URL's outcome
+        self.requested |= {url for url, outcome in final.items() if outcome not in NOT_REQUESTED}
+        fetched = set(final) | {u for u in log.column('final_url').to_pylist() if u}
         found = [FoundLink(s, d, p) for s, d, p in zip(links.column('url').to_pylist(),
                                                       links.column('dst').to_pylist(),
                                                       links.column('predicted_relevance').to_pylist())]
@@ -84,16 +87,14 @@ class Driver:
                                                           counts.field('counts').to_pylist())))
         new_hosts = {host_of(u) for u in pages.column('final_url').to_pylist()} - self.hosts
         self.hosts |= new_hosts
-        final = {}
-        for url, outcome in zip(log.column('url').to_pylist(), log.column('outcome').to_pylist()):
-            final[url] = outcome  # attempts are in order: the last one is the URL's outcome
         return {'fetched': len(final), 'outcomes': collections.Counter(final.values()),
                 'judged_relevant': sum(r >= RELEVANT for r in pages.column('relevance').to_pylist()),
                 'new_hosts': len(new_hosts)}
 
     @property
     def pages_fetched(self) -> int:
-        """URLs fetched so far (each once, whatever its outcome): what the budget counts."""
+        """URLs requested so far, whatever the answer: what the budget counts. URLs refused before
+        any request (robots.txt, address policy) are recorded but cost nothing."""
         return len(self.requested)
 
     def _frontier(self, number: int, count: int) -> list[dict]:
@@ -126,7 +127,7 @@ class Driver:
             self._run_round(number, frontier)
             rounds_run += 1
         if self.pages_fetched >= budget:
-            self.progress(f'budget of {budget} pages spent: {self.pages_fetched} URLs fetched in '
+            self.progress(f'budget of {budget} pages spent: {self.pages_fetched} URLs requested in '
                           f'{len(self.crawl.committed_rounds())} rounds')
         return 0
 

@@ -132,7 +132,8 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
                  out_dir: str | Path, budget: int | None = None) -> Path:
     """Write the report of a crawl into out_dir; returns the path of report.html.
 
-    The budget whose fifths are reported is `budget`, else crawl.json's, else the pages fetched.
+    The budget whose fifths are reported is `budget`, else crawl.json's, but never more than the
+    HTML pages fetched: the crawl's budget counts requests, and some of them end in errors.
     """
     try:
         crawl = CrawlDir.open(str(crawl_dir))
@@ -141,9 +142,9 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
     task = load_task(task_file, web_dir)
     truth = load_truth(web_dir, task['relevant_column'])
     config = crawl.config
-    budget = budget or _positive_int(config.get('budget'))
     pages = crawl.read_table('pages')
     urls = fetch_order(pages)
+    budget = min(filter(None, (budget or _positive_int(config.get('budget')), len(urls))), default=None)
     summary = summarize(urls, truth, budget)
     outcomes = final_outcomes(crawl.read_table('fetch_log'))
     rounds = round_counts(crawl, pages, truth)

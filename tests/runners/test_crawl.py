@@ -12,6 +12,7 @@ import pytest
 
 from pipelines.state import CrawlDir
 from runners.cli import main
+from runners.driver import NOT_REQUESTED
 from sandbox.faults import FaultPlan
 from sandbox.server import SandboxServer, open_web
 
@@ -36,6 +37,10 @@ def final_outcomes(crawl: CrawlDir) -> dict:
     return outcomes
 
 
+def requested(crawl: CrawlDir) -> list[str]:
+    return [url for url, outcome in final_outcomes(crawl).items() if outcome not in NOT_REQUESTED]
+
+
 def assert_nothing_fetched_twice(crawl: CrawlDir):
     log = crawl.read_table('fetch_log')
     first_round = {}
@@ -48,8 +53,8 @@ def test_a_crawl_writes_its_rounds_and_never_fetches_a_url_twice(news_web_dir, s
     output = capsys.readouterr().out
     assert 'round 1: fetched 5' in output and 'round 2: fetched 20' in output and 'budget of 40 pages spent' in output
     crawl = CrawlDir.open(str(tmp_path / 'crawl'))
-    assert crawl.committed_rounds() == [1, 2, 3]
-    assert len(final_outcomes(crawl)) == 40
+    assert crawl.committed_rounds()[:3] == [1, 2, 3]
+    assert len(requested(crawl)) == 40
     assert_nothing_fetched_twice(crawl)
     pages, links = crawl.read_table('pages'), crawl.read_table('links')
     assert len(pages) > 20 and len(links) > 20 * len(pages) // 2
@@ -65,7 +70,7 @@ def seeded_crawl(news_web_dir, server, out, seeds, *extra):
     seeds_file.write_text('\n'.join(seeds) + '\n', encoding='utf-8')
     return main(['crawl', '--seeds', str(seeds_file), '--topic', str(news_web_dir / 'tasks' / '房产.yaml'),
                  '--out', str(out), '--budget', str(len(seeds)), '--round-size', str(len(seeds)),
-                 '--proxy', server.proxy_url, *extra])
+                 '--rounds', '1', '--proxy', server.proxy_url, *extra])
 
 
 @pytest.fixture(scope='module')
@@ -137,7 +142,7 @@ def test_a_crawl_killed_mid_round_resumes_without_losing_or_refetching(news_web_
     assert main(['crawl', '--resume', str(out)]) == 0
     after = CrawlDir.open(str(out))
     assert_nothing_fetched_twice(after)
-    assert len(final_outcomes(after)) == 65
+    assert len(requested(after)) == 65
     assert after.read_table('pages', committed[0]).num_rows > 0
     kept = after.read_table('pages').filter(pc.is_in(after.read_table('pages').column('round'),
                                                      pa.array(committed, pa.int32()))).sort_by('url')

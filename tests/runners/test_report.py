@@ -123,12 +123,15 @@ def test_top_pages_and_rounds_in_the_report(crawl_dir, web_dir, tmp_path):
     assert '<td>2</td><td>4</td><td>5</td><td>3</td><td>2</td><td>4</td>' in rounds
 
 
-def test_the_budget_comes_from_crawl_json_or_the_caller(crawl_dir, web_dir, tmp_path):
+def test_the_budget_comes_from_crawl_json_or_the_caller_but_not_beyond_the_pages(crawl_dir, web_dir, tmp_path):
     config = json.loads((crawl_dir / 'crawl.json').read_text())
-    (crawl_dir / 'crawl.json').write_text(json.dumps({**config, 'budget': 10}))
+    (crawl_dir / 'crawl.json').write_text(json.dumps({**config, 'budget': 3}))
     write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'a')
-    summary = json.loads((tmp_path / 'a' / 'summary.json').read_text())
-    assert summary['budget'] == 10 and summary['fifths'][-1] == [10, None, None]
+    assert json.loads((tmp_path / 'a' / 'summary.json').read_text())['budget'] == 3
+    (crawl_dir / 'crawl.json').write_text(json.dumps({**config, 'budget': 1000}))
+    write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'c')
+    summary = json.loads((tmp_path / 'c' / 'summary.json').read_text())
+    assert summary['budget'] == summary['pages'] and None not in summary['fifths'][-1]
     write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'b', budget=5)
     assert json.loads((tmp_path / 'b' / 'summary.json').read_text())['budget'] == 5
 
