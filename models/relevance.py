@@ -37,12 +37,18 @@ def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:
 
 
 ANCHOR_SHARE = 0.3  # WL's ∂
+# How much of the parent page's relevance a link inherits, by the block it sits in (SSAPS: a
+# noise block passes on nothing, a navigation block a constant share γ).
+PARENT_SHARE_BY_BLOCK = {'content': 1.0, 'related': 1.0, 'navigation': 0.5, 'noise': 0.0}
 
 
-def link_relevance(anchor_terms: list[str], page_relevance: float, topic: Topic, stats: TermStats) -> float:
-    """Predicted relevance of a link's target: WL's R(l) = ∂·R(anchor) + (1−∂)·R(page containing l).
+def link_relevance(anchor_terms: list[str], page_relevance: float, topic: Topic, stats: TermStats,
+                   block: str = 'content') -> float:
+    """Predicted relevance of a link's target: WL's R(l) = ∂·R(anchor) + (1−∂)·R(page containing l),
+    with the page's share scaled by the link's block as in SSAPS.
 
     `anchor_terms` are the terms of the anchor text, its surrounding text and the URL's words,
     so a link without anchor text (an image) still says something through its context and URL.
     """
-    return ANCHOR_SHARE * terms_relevance(anchor_terms, topic, stats) + (1 - ANCHOR_SHARE) * page_relevance
+    inherited = PARENT_SHARE_BY_BLOCK.get(block, 1.0) * page_relevance
+    return ANCHOR_SHARE * terms_relevance(anchor_terms, topic, stats) + (1 - ANCHOR_SHARE) * inherited

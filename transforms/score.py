@@ -69,4 +69,5 @@ class ScorePagesFn(beam.DoFn):
             yield beam.pvalue.TaggedOutput('links', {
                 'round': self.round, 'url': source, 'dst': link.url, 'anchor': link.anchor,
                 'context': link.context, 'block': link.block,
-                'predicted_relevance': relevance.link_relevance(tokens, page_relevance, self.topic, stats)})
+                'predicted_relevance': relevance.link_relevance(tokens, page_relevance, self.topic, stats,
+                                                                link.block)})
