@@ -120,10 +120,11 @@ class Driver:
             number = (self.crawl.last_committed_round() or 0) + 1
             frontier = self._frontier(number, min(self.config['round_size'], budget - self.pages_fetched))
             if not frontier:
-                self.progress(f'focal: the frontier is empty after round {number - 1}: no unfetched link is '
-                              'left. Add seeds (more, or from other sites), allow more hosts, or check the '
-                              'fetch log for robots refusals and errors (`focal inspect`).')
-                return 3
+                print(f'focal: the frontier is empty after round {number - 1}, with {self.pages_fetched} of '
+                      f'{budget} pages fetched: no unfetched link is left. Add seeds (more, or from other '
+                      'sites), allow more hosts, or look for robots refusals and errors with `focal inspect`.',
+                      file=sys.stderr)
+                return 0
             self._run_round(number, frontier)
             rounds_run += 1
         if self.pages_fetched >= budget:

@@ -14,7 +14,8 @@ from pipelines.state import CrawlDir
 from runners.cli import main
 from runners.driver import NOT_REQUESTED
 from sandbox.faults import FaultPlan
-from sandbox.server import SandboxServer, open_web
+from sandbox.server import SandboxServer, open_warcs, open_web
+from warc_samples import write_pages
 
 
 @pytest.fixture(scope='module')
@@ -147,3 +148,37 @@ def test_a_crawl_killed_mid_round_resumes_without_losing_or_refetching(news_web_
     kept = after.read_table('pages').filter(pc.is_in(after.read_table('pages').column('round'),
                                                      pa.array(committed, pa.int32()))).sort_by('url')
     assert kept.equals(pages_before)
+
+
+def test_ctrl_c_mid_round_keeps_committed_rounds_and_leaves_no_half_round(news_web_dir, sandbox, tmp_path):
+    out = tmp_path / 'crawl'
+    command = [sys.executable, '-m', 'runners', *crawl_args(news_web_dir, sandbox, out, budget=65,
+                                                             round_size=15, delay=0.05)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        rounds = out / 'rounds'
+        if rounds.exists() and any(n.startswith('.pending-000002') for n in os.listdir(rounds)):
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and '--resume' in stderr
+    assert not [n for n in os.listdir(out / 'rounds') if n.startswith('.pending')]
+    crawl = CrawlDir.open(str(out))
+    assert crawl.committed_rounds() in ([1], [1, 2])
+    for number in crawl.committed_rounds():
+        crawl.verify(number)
+
+
+def test_an_empty_frontier_stops_the_crawl_and_says_what_to_do(tmp_path, news_web_dir, capsys):
+    pages = {'http://lonely.test/': b'<html><head><title>One</title></head><body><p>No links here, '
+                                   b'only text about house prices.</p></body></html>'}
+    with SandboxServer(*open_warcs([write_pages(tmp_path / 'lonely.warc.gz', pages)])) as server:
+        (tmp_path / 'seeds.txt').write_text('http://lonely.test/\n', encoding='utf-8')
+        assert main(['crawl', '--seeds', str(tmp_path / 'seeds.txt'), '--topic',
+                     str(news_web_dir / 'tasks' / '房产.yaml'), '--out', str(tmp_path / 'crawl'),
+                     '--budget', '10', '--delay', '0', '--proxy', server.proxy_url]) == 0
+    message = capsys.readouterr().err
+    assert 'frontier is empty after round 1' in message and 'Add seeds' in message
+    assert CrawlDir.open(str(tmp_path / 'crawl')).committed_rounds() == [1]
