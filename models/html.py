@@ -8,13 +8,11 @@ because pages labelled GB2312 routinely use GBK characters.
 """
 import codecs
 import re
-from urllib.parse import urljoin
 
 import charset_normalizer
 import lxml.html
 from lxml import etree
 
-from models.urls import normalize_url
 
 # <meta charset>, <meta content="text/html; charset=...">, <?xml encoding=...?>, and the
 # encoding attribute of archive wrappers (CWCED's <text encoding="gb2312">); not accept-charset.
@@ -103,36 +101,6 @@ def html_title_and_text(markup: str) -> tuple[str, str]:
         element.tail = '\n' + (element.tail or '')
     lines = (' '.join(line.split()) for line in root.text_content().splitlines())
     return title, '\n'.join(line for line in lines if line)
-
-
-def page_links(markup: str, base_url: str) -> list[tuple[str, str]]:
-    """(absolute normalised URL, anchor text) of every <a href> in document order.
-
-    Relative links resolve against <base href> when the page has one, else against `base_url`;
-    links that are not http(s) (mailto:, javascript:, broken URLs) are left out.
-    """
-    if not markup.strip():
-        return []
-    try:
-        root = lxml.html.document_fromstring(_XML_DECLARATION.sub('', markup, count=1))
-    except (etree.ParserError, ValueError):
-        return []
-    base = next((b.get('href').strip() for b in root.iter('base') if b.get('href')), '')
-    try:
-        base_url = urljoin(base_url, base)
-    except ValueError:  # a malformed <base href> is ignored, as browsers do
-        pass
-    links = []
-    for anchor in root.iter('a'):
-        href = anchor.get('href')
-        if href is None:
-            continue
-        try:
-            url = normalize_url(urljoin(base_url, href.strip()))
-        except ValueError:  # UrlError, or urljoin on a malformed href
-            continue
-        links.append((url, ' '.join(anchor.text_content().split())))
-    return links
 
 
 def document_text(body: bytes, declared: str | None = None) -> tuple[str, str]:

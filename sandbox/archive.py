@@ -31,7 +31,7 @@ from warcio.exceptions import ArchiveLoadFailed
 from warcio.recordloader import ArcWarcRecordLoader
 from warcio.statusandheaders import StatusAndHeadersParserException
 
-from models.html import decode, html_title_and_text, page_links
+from models.extract import extract_page
 from models.urls import UrlError, host_of, normalize_url
 
 CACHE_BYTES = 64 << 20       # parsed responses kept for warm serving
@@ -211,9 +211,8 @@ class Archive:
             content_type = response.header('Content-Type') or ''
             if response.status != 200 or 'html' not in content_type.lower():
                 continue
-            markup, _ = decode(response.body, charset_of(content_type))
-            title, text = html_title_and_text(markup)
-            yield key, title, text, [url for url, _ in page_links(markup, key)]
+            page = extract_page(response.body, key, content_type)
+            yield key, page.title, page.text, [link.url for link in page.links]
 
     def close(self) -> None:
         """Close the WARC file descriptors (reopened if the archive is read again)."""

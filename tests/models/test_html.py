@@ -81,21 +81,3 @@ def test_real_chinese_pages_decode_without_mojibake(shared_data):
         checked += 1
     assert checked == len(truth)
 
-
-def test_page_links_resolve_against_base_href_and_skip_what_is_not_http():
-    markup = '<html><head><base href="/news/"></head><body>' \
-             '<a href="a.html">  One\n  story </a><a href="mailto:x@y.cn">mail</a>' \
-             '<a href="javascript:void(0)">js</a><a>no href</a><a href="http://[broken/">bad</a>' \
-             '<a href="HTTP://Other.CN:80/x/../y#top"><b>北京</b> 房价</a><a href="//cdn.cn/p">p</a></body></html>'
-    assert html.page_links(markup, 'https://site.cn/index.html') == [
-        ('https://site.cn/news/a.html', 'One story'),
-        ('http://other.cn/y', '北京 房价'),
-        ('https://cdn.cn/p', 'p'),
-    ]
-
-
-def test_page_links_without_base_and_on_broken_markup():
-    assert html.page_links('<p><a href="b?q=1">B</a><div><a href=../c>C', 'http://h.cn/x/y') == [
-        ('http://h.cn/x/b?q=1', 'B'), ('http://h.cn/c', 'C')]
-    for markup in ('', '   ', '<<<>>>', '\x00\x01'):
-        assert html.page_links(markup, 'http://h.cn/') == []
