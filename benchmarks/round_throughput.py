@@ -26,7 +26,8 @@ from sandbox.build import build_web
 from sandbox.server import SandboxServer, open_web
 from sandbox.stats import read_manifest
 from transforms.fetch import FetchHostBatchFn
-from transforms.score import ExtractPagesFn, ScorePagesFn
+from transforms.extract import ExtractPagesFn
+from transforms.score import ScorePagesFn
 
 
 def plain_loop(urls: list[str], policy: FetchPolicy, topic) -> int:

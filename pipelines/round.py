@@ -16,7 +16,8 @@ from models.topic import Topic
 from models.urls import host_of
 from pipelines import schema
 from transforms.fetch import FetchHostBatchFn
-from transforms.score import ExtractPagesFn, ScorePagesFn
+from transforms.extract import ExtractPagesFn
+from transforms.score import ScorePagesFn
 from transforms.termstats import GatherTermStats
 
 
