@@ -70,6 +70,10 @@ def inspect(args: argparse.Namespace) -> int:
     print(f'URLs fetched {len(final):,}; pages {len(pages):,} on '
           f'{len(set(pages.column("host").to_pylist())):,} hosts; links {len(links):,}')
     print('outcomes  ' + '  '.join(f'{k} {v:,}' for k, v in collections.Counter(final.values()).most_common()))
+    if args.verify:
+        for number in rounds:
+            crawl_dir.verify(number)
+        print(f'checksums: every file of the {len(rounds)} committed rounds matches its manifest')
     best = sorted(zip(pages.column('relevance').to_pylist(), pages.column('title').to_pylist(),
                       pages.column('url').to_pylist()), key=lambda row: -row[0])[:args.top]
     print(f'most relevant pages (of {len(pages):,}):')
@@ -108,4 +112,6 @@ def add_parser(subparsers) -> None:
     inspect_parser = subparsers.add_parser('inspect', help='summarise a crawl directory')
     inspect_parser.add_argument('crawl_dir', metavar='CRAWL_DIR')
     inspect_parser.add_argument('--top', type=positive_int, default=10, help='how many top pages to list')
+    inspect_parser.add_argument('--verify', action='store_true',
+                                help='check every committed file against the SHA-256 in its manifest')
     inspect_parser.set_defaults(handler=inspect)

@@ -1,5 +1,6 @@
 """`focal sandbox build | serve | stats`: the local test web."""
 import argparse
+import collections
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,9 @@ def serve_command(args: argparse.Namespace) -> int:
     faults = FaultPlan(args.faults)
     archive, index = open_web(args.web_dir) if args.web_dir else open_warcs(args.warc, progress=True)
     server = SandboxServer(archive, index, faults=faults, port=args.port)
+    if faults.rates:
+        kinds = collections.Counter(faults.fault_for(url) for url in archive.urls())
+        print('faults by kind (URLs): ' + ', '.join(f'{kind} {kinds[kind]:,}' for kind in faults.rates))
     print(f'sandbox: {len(archive):,} pages on {len(archive.hosts())} hosts, faults: {args.faults}\n'
           f'  proxy       {server.proxy_url}  (e.g. curl -x {server.proxy_url} http://HOST/)\n'
           f'  search API  {server.proxy_url}/search?q=...  /related?url=...  /backlinks?url=...\n'

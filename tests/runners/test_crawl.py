@@ -61,8 +61,10 @@ def test_a_crawl_writes_its_rounds_and_never_fetches_a_url_twice(news_web_dir, s
     assert len(pages) > 20 and len(links) > 20 * len(pages) // 2
     assert set(links.column('block').to_pylist()) <= {'content', 'related', 'navigation', 'noise'}
     assert all(terms for terms in pages.column('terms').to_pylist())
-    assert main(['inspect', str(tmp_path / 'crawl')]) == 0
-    assert 'most relevant pages' in capsys.readouterr().out
+    assert main(['inspect', str(tmp_path / 'crawl'), '--verify']) == 0
+    inspected = capsys.readouterr().out
+    assert 'most relevant pages' in inspected
+    assert f'every file of the {len(crawl.committed_rounds())} committed rounds matches' in inspected
 
 
 def seeded_crawl(news_web_dir, server, out, seeds, *extra):

@@ -87,12 +87,15 @@ def test_focal_sandbox_serve_and_stats_from_the_command_line(news_web_dir):
     assert 'task 房产 (tasks/房产.yaml)' in stats.stdout and 'allowed by robots.txt' in stats.stdout
     assert 'by links alone' in stats.stdout
     serve = subprocess.Popen([sys.executable, '-m', 'runners', 'sandbox', 'serve', str(news_web_dir),
-                              '--port', '0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              '--port', '0', '--faults', 'mild'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
     try:
-        first = serve.stdout.readline()
+        faults, first = serve.stdout.readline(), serve.stdout.readline()
         proxy = serve.stdout.readline().split()[1]
+        assert faults.startswith('faults by kind (URLs): latency ') and 'wrong_charset' in faults
         assert first.startswith('sandbox:') and proxy.startswith('http://127.0.0.1:')
         home = requests.get('http://loushi-news.test/', proxies={'http': proxy}, timeout=10)
+        assert FaultPlan('mild').fault_for('http://loushi-news.test/') is None  # so no fault hits it
         assert home.status_code == 200 and '楼市新闻网' in home.content.decode(home.encoding or 'gbk', 'replace')
     finally:
         serve.send_signal(signal.SIGINT)
