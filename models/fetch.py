@@ -10,6 +10,7 @@ Every attempt is recorded; the last one's outcome is the URL's outcome.
 import dataclasses
 import datetime
 import email.utils
+import http.client
 import ipaddress
 import socket
 import time
@@ -18,6 +19,7 @@ from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 from protego import Protego
 
 from models.html import looks_like_html
@@ -218,7 +220,8 @@ class Fetcher:
                     return 404, ''
                 body = self._read(response, time.monotonic() + self.policy.total_timeout)
             return response.status_code, body.decode('utf-8', errors='replace')
-        except (requests.RequestException, PolicyRefused, _TooLarge, _Deadline, OSError):
+        except (requests.RequestException, urllib3.exceptions.HTTPError, http.client.HTTPException,
+                PolicyRefused, _TooLarge, _Deadline, OSError):
             return None, ''
 
     def fetch(self, url: str) -> FetchResult:
@@ -295,9 +298,10 @@ class Fetcher:
             attempt.outcome, attempt.error = 'policy_refused', str(error)
         except _TooLarge as error:
             attempt.outcome, attempt.error = 'too_large', str(error)
-        except (_Deadline, requests.Timeout) as error:
+        except (_Deadline, requests.Timeout, urllib3.exceptions.TimeoutError) as error:
             attempt.outcome, attempt.error = 'timeout', str(error) or 'timed out'
-        except (requests.RequestException, OSError, zlib.error) as error:
+        except (requests.RequestException, urllib3.exceptions.HTTPError, http.client.HTTPException,
+                OSError, zlib.error) as error:  # the body is read from urllib3 directly: its errors too
             attempt.outcome, attempt.error = 'error', f'{type(error).__name__}: {error}'
         attempt.elapsed_ms = (time.monotonic() - started) * 1000
         return attempt, body, headers, wait

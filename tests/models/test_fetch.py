@@ -68,6 +68,11 @@ def test_every_fault_ends_in_its_typed_outcome(server, kind, outcome, attempts):
     assert (result.outcome, len(result.attempts)) == (outcome, attempts), result.attempts
 
 
+def test_a_read_timeout_inside_the_body_is_a_timeout(server):
+    result = fetcher_for(server, read_timeout=0.05, total_timeout=10).fetch(example(server, 'slow_drip'))
+    assert result.outcome == 'timeout' and result.final.http_status == 200
+
+
 def test_503_is_retried_with_back_off_and_500_is_not(server):
     fetcher = fetcher_for(server)
     results = [fetcher.fetch(url) for url in server.faults.example_urls(
