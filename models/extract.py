@@ -91,6 +91,13 @@ class ExtractedLink:
 
 
 @dataclasses.dataclass
+class Block:
+    kind: str                       # one of BLOCK_CLASSES
+    text: str                       # a line per paragraph; a list's heading first
+    links: list[ExtractedLink]
+
+
+@dataclasses.dataclass
 class ExtractedPage:
     title: str
     text: str                       # the content blocks' text in document order, a line per paragraph
@@ -99,7 +106,7 @@ class ExtractedPage:
     canonical: str | None
     encoding: str
     links: list[ExtractedLink]      # document order; exact duplicates dropped
-    blocks: list[tuple[str, str]]   # (class, text) in document order
+    blocks: list[Block]             # document order
     error: str | None = None        # why nothing could be extracted
 
 
@@ -126,7 +133,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None) -> Extr
         title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
         canonical=_canonical(root, hrefs), encoding=encoding, links=_distinct_links(blocks),
-        blocks=[(block.kind, block.text) for block in blocks])
+        blocks=blocks)
 
 
 def _failed(error: str, encoding: str = '') -> ExtractedPage:
@@ -372,14 +379,7 @@ def _is_heading(run: list) -> bool:
     return all(type(piece) is str for piece in run) and _visible_chars(run) <= MAX_INLINE_CHARS
 
 
-@dataclasses.dataclass
-class _Block:
-    kind: str
-    text: str
-    links: list[ExtractedLink]
-
-
-def _finish(box: _Box) -> _Block:
+def _finish(box: _Box) -> Block:
     """The box's text (a line per paragraph), its class, and its links with their context."""
     pieces, anchors, offset = [], [], 0
     for item in box.items:
@@ -391,7 +391,7 @@ def _finish(box: _Box) -> _Block:
     raw = ''.join(pieces)
     text = '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
     kind = _classify(box, raw, text, anchors)
-    return _Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
+    return Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
                                              _context(raw, start, start + anchor.raw_length), kind)
                                for anchor, start in anchors])
 
@@ -441,7 +441,7 @@ def _context(raw: str, start: int, end: int) -> str:
     return f'{before} {after}'.strip()
 
 
-def _distinct_links(blocks: list[_Block]) -> list[ExtractedLink]:
+def _distinct_links(blocks: list[Block]) -> list[ExtractedLink]:
     seen, links = set(), []
     for block in blocks:
         for link in block.links:

@@ -5,7 +5,7 @@ import sys
 
 from models.topic import TopicError
 from pipelines.state import StateError
-from runners import crawl_command, demo, sandbox_command, topic_command
+from runners import crawl_command, demo, extract_command, sandbox_command, topic_command
 from runners.command import CommandError
 from runners.driver import CrawlError
 from runners.report import ReportError
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     topic_command.add_parser(subparsers)
     sandbox_command.add_parser(subparsers)
     crawl_command.add_parser(subparsers)
+    extract_command.add_parser(subparsers)
     demo.add_parser(subparsers)
     return parser
 

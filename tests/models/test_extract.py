@@ -110,9 +110,9 @@ def test_table_layout_without_hints_uses_headings_and_anchors():
         '/': 'navigation', '/news/': 'navigation', '/bbs/': 'navigation',
         '/news/loan.html': 'content', '/news/1.html': 'related', '/news/2.html': 'related',
         '/ent/1.html': 'noise', '/ent/2.html': 'noise', '/1': 'noise', '/2': 'noise'}
-    assert [kind for kind, _ in page.blocks] == ['navigation', 'content', 'related', 'noise', 'noise',
+    assert [block.kind for block in page.blocks] == ['navigation', 'content', 'related', 'noise', 'noise',
                                                  'navigation']
-    assert page.blocks[2][1].startswith('相关文章\n二手房成交量')  # the heading stays with its list
+    assert page.blocks[2].text.startswith('相关文章\n二手房成交量')  # the heading stays with its list
     assert page.text.splitlines() == ['楼市新政出台', '本市昨日出台楼市新政，首套住房贷款利率下调，公积金贷款额度同步提高，'
                                       '业内人士认为此举将提振市场信心。', '多家银行表示将在本月内落实新的利率政策。']
 
@@ -123,7 +123,7 @@ def test_class_words_match_whole_tokens_and_camel_case():
               '<div class="topAdBox"><a href="/c.html">{1}</a><a href="/d.html">{1}</a></div>')
     page = extract(markup.format('A long paragraph of article text about the storm and the coast. ' * 2,
                                  'A headline about the weather on the coast'))
-    assert [kind for kind, _ in page.blocks] == ['content', 'related', 'noise']  # 'head', 'add' are not 'ad'
+    assert [block.kind for block in page.blocks] == ['content', 'related', 'noise']  # 'head', 'add' are not 'ad'
 
 
 def test_header_and_footer_inside_an_article_belong_to_it():
