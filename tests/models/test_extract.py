@@ -1,4 +1,5 @@
 import datetime
+import json
 import os
 import random
 import re
@@ -268,3 +269,17 @@ def test_sandbox_links_get_the_class_of_their_blocks_role(style, language):
             roles.update(block.role for _ in inline + block.links)
         assert [(link.url, link.anchor, link.block) for link in extracted.links] == expected, page.url
     assert roles == set(BLOCK_CLASS)
+
+
+def test_every_cwced_page_decodes_to_its_gold_chinese(shared_data):
+    """No mojibake: nearly every 3-character run of the gold article is in the page's blocks."""
+    folder = shared_data / 'extraction' / 'cwced'
+    gold = json.loads((folder / 'ground_truth.json').read_text(encoding='utf-8'))
+    for page_id, truth in gold.items():
+        body = (folder / 'original' / f'{page_id}.html').read_bytes()
+        page = extract_page(body, 'http://cwced.test/')
+        blocks = ''.join(HAN.findall(''.join(block.text for block in page.blocks)))
+        han = ''.join(HAN.findall(truth['articleBody']))
+        shingles = {han[i:i + 3] for i in range(len(han) - 2)}
+        found = sum(shingle in blocks for shingle in shingles)
+        assert page.error is None and found >= 0.9 * len(shingles), (page_id, found, len(shingles))
