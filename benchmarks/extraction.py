@@ -24,7 +24,7 @@ Focal is rules only: no page of these sets trains it. If rules are ever tuned on
 even ids and report `--split test` (odd ids; CWCED has UUIDs, so odd positions in sorted
 order; L3S-GN1's UUIDs are read as hex numbers).
 
-Run: .venv/bin/python benchmarks/extraction.py [--split all|test]
+Run: .venv/bin/python benchmarks/extraction.py [--split all|train|test]
 Needs trafilatura and jusText, which Focal itself does not use: .venv/bin/pip install trafilatura justext
 """
 import argparse
@@ -333,7 +333,7 @@ def load_sets(split: str) -> dict[str, tuple[list[Page], int]]:
             'CWCED': cwced_pages(directory / 'cwced')}
     chosen = {}
     for name, pages in sets.items():
-        pages = [page for page in pages if split == 'all' or page.test]
+        pages = [page for page in pages if split == 'all' or page.test == (split == 'test')]
         with_gold = [page for page in pages if tokens(page.gold)]
         chosen[name] = (with_gold, len(pages) - len(with_gold))
     return chosen
@@ -342,8 +342,9 @@ def load_sets(split: str) -> dict[str, tuple[list[Page], int]]:
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--split', choices=('all', 'test'), default='all',
-                        help='all pages, or the held-out odd ids only (default all)')
+    parser.add_argument('--split', choices=('all', 'train', 'test'), default='all',
+                        help='all pages, the even ids rules are tuned on (train), or the held-out '
+                             'odd ids (test) (default all)')
     args = parser.parse_args()
     sets = load_sets(args.split)
     print(f'Main text, token P/R/F1 (Han characters, other Unicode words), split {args.split}. '

@@ -10,7 +10,13 @@ exceptions that keep a block whole: a container with at most one link and a line
 and a short text just before a block ("相关新闻", "See also") becomes that block's heading.
 A block's class comes from, in order: navigation or noise marks on it or an ancestor (tag names,
 class/id words), its heading, related-list words, and last its links: text-dense -> content,
-short anchors -> navigation, headline anchors -> related.
+short anchors -> navigation, headline anchors -> related. Link density counts '#' and javascript:
+anchors as link text (menus are built from them) though they are not links. A mark on a container
+holding most of the page's text is a mis-mark and void, as the <body>'s class is. A subtree the
+page hides (inline display:none, visibility:hidden, a hidden attribute) is its own block and
+never content. Last, on an article page (long blocks hold a good share of the content text),
+content blocks before the first long block (but the headline lines right before it) or after the
+last one become noise, so the main text is the article; every block stays in `blocks`.
 """
 import dataclasses
 import functools
@@ -73,6 +79,13 @@ MAX_HEADING_CHARS = 40
 MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of the parent's text
 SHORT_ANCHOR_CHARS = 6        # a menu's mean anchor length: Chinese characters ...
 SHORT_ANCHOR_WORDS = 3        # ... or words in other languages
+MARKED_PAGE_SHARE = 0.5       # a marked container with half the page's text is its body, not a menu
+LONG_BLOCK_CHARS = 400        # an article's paragraphs: longer than a teaser, a caption or a comment
+ARTICLE_SHARE = 0.3           # long blocks with this share of the content text make an article page
+KEEP_BEFORE = 2               # content blocks right before the first long one: headline, date line
+HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for the headline: share bars,
+                              # bylines, a lead image sit between them, a page's other stories further up
+MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
 CONTEXT_CHARS = 50            # link context on each side of the anchor
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
@@ -80,6 +93,8 @@ _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ES
 _HTTP_URL = re.compile(r'https?://', re.I)
 _ORIGIN = re.compile(r'([a-z][a-z0-9+.-]*)://[^/?#]*', re.I)
 _OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript:, mailto:, ...
+_HIDDEN_STYLE = re.compile(r'display\s*:\s*none|visibility\s*:\s*hidden', re.I)
+_DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
 
 
 @dataclasses.dataclass
@@ -129,6 +144,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None) -> Extr
         meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
     body_element = root.find('body')
     blocks = [_finish(box) for box in _segment(root if body_element is None else body_element, hrefs)]
+    blocks = _article_window(blocks, _headlines(root))
     return ExtractedPage(
         title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
@@ -238,32 +254,55 @@ def _element_hint(element) -> str | None:
 
 @dataclasses.dataclass(slots=True)
 class _Anchor:
-    url: str
+    url: str | None           # None: a '#' or javascript: link, counted as link text but not a link
     anchor: str = ''
     raw_length: int = 0       # of its text in the block's raw text
+
+
+@dataclasses.dataclass(slots=True)
+class _Mark:
+    """A navigation or noise mark on a container, valid for everything inside it unless void."""
+    kind: str
+    outer: '_Mark | None'         # the mark it overrides, which holds again if this one is void
+    void: bool = False            # the container holds most of the page's text: a mis-mark
+
+    def holding(self) -> '_Mark | None':
+        mark = self
+        while mark is not None and mark.void:
+            mark = mark.outer
+        return mark
 
 
 @dataclasses.dataclass(slots=True)
 class _Box:
     """A block under construction: text pieces, _Anchors and inner _Boxes in document order."""
     items: list = dataclasses.field(default_factory=list)
-    marker: str | None = None     # navigation or noise, from the container or an ancestor
+    mark: _Mark | None = None     # navigation or noise, from the container or an ancestor
     related_marker: bool = False  # a related-list word on the container or an ancestor
     marked: bool = False          # the container itself has a hint, so it stays a block
     small: bool = False           # at most one link and a line or two of text, no marks
+    hidden: bool = False          # in a subtree the browser does not show: never content
+    own_mark: _Mark | None = None  # the container's own mark, made void if it holds most of the page
 
-    def inside(self, element) -> '_Box':
-        """An empty box for a container in this one: its own marker beats its ancestors'."""
+    def inside(self, element, hidden: bool = False) -> '_Box':
+        """An empty box for a container (or hidden element) in this one: its own marker beats its
+        ancestors'. A hidden element stays a block of its own, as a marked container does."""
         hint = _element_hint(element)
-        return _Box([], self.marker if hint in (None, 'related') else hint,
-                    self.related_marker or hint == 'related', hint is not None)
+        own = _Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
+        return _Box([], own or self.mark, self.related_marker or hint == 'related',
+                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own)
+
+    @property
+    def marker(self) -> str | None:
+        mark = self.mark.holding() if self.mark is not None else None
+        return mark.kind if mark is not None else None
 
 
 def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     """One walk over the body, putting text and links into the innermost open container. The
     body's own class says what the page is, not what a block is: it is not a hint."""
     page = _Box()
-    open_boxes = [(body, page)]
+    open_boxes, marks = [(body, page)], []
     container, items = body, page.items
     anchor_element, anchor, anchor_start = None, None, 0
     walk = etree.iterwalk(body, events=('start', 'end'))
@@ -274,16 +313,17 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             if role == 'skipped':
                 walk.skip_subtree()
                 continue
-            if role == 'container' and anchor is None and element is not body:
-                box = open_boxes[-1][1].inside(element)
+            hidden = anchor is None and element is not body and _is_hidden(element)
+            if (role == 'container' or hidden) and anchor is None and element is not body:
+                box = open_boxes[-1][1].inside(element, hidden)
                 open_boxes.append((element, box))
                 container, items = element, box.items
             elif role == 'line':
                 items.append('\n')
-            elif tag == 'a' and anchor is None:
+            if tag == 'a' and anchor is None:
                 href = element.get('href')
                 url = hrefs.url(href) if href is not None else None
-                if url:
+                if url or (href is not None and _DEAD_HREF.match(href)):
                     anchor_element, anchor, anchor_start = element, _Anchor(url), len(items) + 1
                     items.append(anchor)
             if element.text:
@@ -294,6 +334,8 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             anchor_element = anchor = None
         if element is container and element is not body:
             _, box = open_boxes.pop()
+            if box.own_mark is not None:
+                marks.append((box.own_mark, _box_chars(box)))
             container, parent = open_boxes[-1]
             items = parent.items
             items.extend(_close(box))
@@ -301,8 +343,24 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             items.append('\n')
         if element.tail:
             items.append(element.tail.replace('\n', ' '))
+    if marks:  # void marks on a container of most of the page's text (module docstring)
+        page_chars = _box_chars(page)
+        for mark, chars in marks:
+            mark.void = page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars
     _inline_small_boxes(page)
     return _split(page)
+
+
+def _box_chars(box: _Box) -> int:
+    """Visible characters of the box's text and its inner boxes'."""
+    return sum(_box_chars(item) if type(item) is _Box else len(''.join(item.split()))
+               for item in box.items if type(item) is not _Anchor)
+
+
+def _is_hidden(element) -> bool:
+    """An inline display:none or visibility:hidden style, or a hidden attribute."""
+    style = element.get('style')
+    return (style is not None and _HIDDEN_STYLE.search(style) is not None) or element.get('hidden') is not None
 
 
 def _close_anchor(anchor: _Anchor, element, pieces: list[str]):
@@ -340,7 +398,7 @@ def _inline_small_boxes(box: _Box) -> bool:
 def _has_content(items: list) -> bool:
     """An anchor or some text, not counting inner boxes."""
     for item in items:
-        if type(item) is _Anchor or (type(item) is str and not item.isspace()):
+        if (type(item) is _Anchor and item.url) or (type(item) is str and not item.isspace()):
             return True
     return False
 
@@ -366,11 +424,11 @@ def _split(box: _Box) -> list[_Box]:
             if _is_heading(run):
                 item.items[:0] = [*run, '\n']
             else:
-                boxes.append(_Box(run, box.marker, box.related_marker))
+                boxes.append(_Box(run, box.mark, box.related_marker, hidden=box.hidden))
         boxes.append(item)
         run = []
     if _has_content(run):
-        boxes.append(_Box(run, box.marker, box.related_marker))
+        boxes.append(_Box(run, box.mark, box.related_marker, hidden=box.hidden))
     return boxes
 
 
@@ -393,11 +451,17 @@ def _finish(box: _Box) -> Block:
     kind = _classify(box, raw, text, anchors)
     return Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
                                              _context(raw, start, start + anchor.raw_length), kind)
-                               for anchor, start in anchors])
+                               for anchor, start in anchors if anchor.url])
 
 
 def _classify(box: _Box, raw: str, text: str, anchors: list[tuple[_Anchor, int]]) -> str:
-    """Marks first, then the heading, related-list words, and the links (module docstring)."""
+    """Marks first, then the heading, related-list words, and the links (module docstring); a
+    hidden block is never content."""
+    kind = _link_class(box, raw, text, anchors)
+    return 'noise' if box.hidden and kind == 'content' else kind
+
+
+def _link_class(box: _Box, raw: str, text: str, anchors: list[tuple[_Anchor, int]]) -> str:
     if box.marker:
         return box.marker
     text_chars = len(text) - text.count(' ') - text.count('\n')
@@ -412,6 +476,43 @@ def _classify(box: _Box, raw: str, text: str, anchors: list[tuple[_Anchor, int]]
     if box.related_marker:
         return 'related'
     return 'navigation' if _short_anchors([anchor.anchor for anchor, _ in anchors]) else 'related'
+
+
+def _headlines(root) -> str:
+    """The <title> and the first <h1>, lower-cased, where the article's headline is found."""
+    heading = root.find('.//h1')
+    h1 = ''.join(heading.itertext()) if heading is not None else ''
+    return _collapse(f'{root.findtext(".//title") or ""} | {h1}').lower()
+
+
+def _is_headline(block: Block, headlines: str) -> bool:
+    """The block's first line is the page's headline."""
+    line = block.text.split('\n', 1)[0].lower()
+    return len(line) >= MIN_HEADLINE_CHARS and line in headlines
+
+
+def _article_window(blocks: list[Block], headlines: str = '') -> list[Block]:
+    """On an article page (its long content blocks hold ARTICLE_SHARE of the content text), content
+    blocks before the first long block or after the last one become noise: teasers, short
+    comments, the text of other stories. They had few links (< LINK_DENSITY), so noise, not
+    navigation. The article starts earlier at up to KEEP_BEFORE adjacent content blocks (headline,
+    date line), or at its headline: a content block that starts with a line of the <title> or
+    first <h1>, among the HEADLINE_LOOKBACK blocks before the first long one."""
+    sizes = [len(''.join(block.text.split())) if block.kind == 'content' else 0 for block in blocks]
+    long = [index for index, size in enumerate(sizes) if size >= LONG_BLOCK_CHARS]
+    if not long or sum(sizes[index] for index in long) < ARTICLE_SHARE * sum(sizes):
+        return blocks
+    first, last = long[0], long[-1]
+    while first > 0 and long[0] - first < KEEP_BEFORE and blocks[first - 1].kind == 'content':
+        first -= 1
+    headline = next((index for index in range(first - 1, max(0, long[0] - HEADLINE_LOOKBACK) - 1, -1)
+                     if blocks[index].kind == 'content' and _is_headline(blocks[index], headlines)), first)
+    return [block if block.kind != 'content' or headline <= index <= last else _reclassed(block, 'noise')
+            for index, block in enumerate(blocks)]
+
+
+def _reclassed(block: Block, kind: str) -> Block:
+    return Block(kind, block.text, [dataclasses.replace(link, block=kind) for link in block.links])
 
 
 def _heading(before_first_link: str) -> str:

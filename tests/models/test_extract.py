@@ -222,6 +222,77 @@ def test_duplicate_links_are_collapsed_but_other_anchors_kept():
         ('http://news.example.test/a', 'Alpha'), ('http://news.example.test/a', 'Alpha logo')]
 
 
+STORY = ('The storm reached the coast early on Monday and the weather office kept its red warning in '
+         'place for the whole day, as rivers rose and the wind brought down trees across the region. ' * 3)
+
+
+def test_hidden_subtrees_are_never_content_but_their_links_keep_their_class():
+    page = extract('<div><p>' + STORY + '</p><p style="display: none">Hidden sentence in the story.</p>'
+                   '<span hidden>Hidden words</span><span style="VISIBILITY:hidden">Invisible words</span></div>'
+                   '<div style="display:none"><ul><li><a href="/news/">News</a></li><li><a href="/sport/">Sport</a>'
+                   '</li><li><a href="/weather/">Weather</a></li></ul></div>'
+                   '<p><a style="display:none" href="/hidden-link.html">Hidden link</a></p>')
+    assert page.text == STORY.strip()
+    assert {block.text: block.kind for block in page.blocks if 'Hidden' in block.text or 'Invisible' in block.text} \
+        == {'Hidden sentence in the story.': 'noise', 'Hidden words': 'noise', 'Invisible words': 'noise',
+            'Hidden link': 'navigation'}  # a hidden link list is still a link list
+    assert link_classes(page) == {'/news/': 'navigation', '/sport/': 'navigation', '/weather/': 'navigation',
+                                  '/hidden-link.html': 'navigation'}
+
+
+def test_a_mark_on_a_container_of_most_of_the_page_is_void():
+    markup = ('<div id="{0}"><h1>Storm hits the coast</h1><p>{1}</p>'
+              '<div class="shareBar"><a href="/share.html">Share this story</a></div>'
+              '<div id="subNav"><a href="/a/">Home</a> <a href="/b/">News</a> <a href="/c/">Sport</a></div></div>'
+              '<div class="menu"><a href="/d/">Weather</a> <a href="/e/">Travel</a> <a href="/f/">Money</a>'
+              '<p>{2}</p></div>')
+    page = extract(markup.format('outerAd', STORY, 'A short line under the menu.'))
+    assert page.text.splitlines() == ['Storm hits the coast', STORY.strip()]
+    assert link_classes(page) == {'/share.html': 'noise', '/a/': 'navigation', '/b/': 'navigation',
+                                  '/c/': 'navigation', '/d/': 'navigation', '/e/': 'navigation',
+                                  '/f/': 'navigation'}
+    # the mark holds when the container has a smaller share of the page
+    page = extract(markup.format('outerAd', 'A short story.', STORY))
+    assert 'A short story.' not in page.text and STORY.strip() in page.text
+
+
+def test_on_an_article_page_content_outside_the_long_blocks_is_noise():
+    markup = ('<div class="box"><p>Another story: the mayor opened a new bridge over the river on Sunday, '
+              'with a <a href="/bridge.html">parade</a> and music.</p></div>'
+              '<div class="box"><h1>Storm hits the coast</h1></div><div class="box">June 1, 2024</div>'
+              '<div class="box"><p>{0}</p><p>{0}</p></div>'
+              '<div class="box"><p>A reader wrote: a great report on the storm, thank you for it.</p></div>')
+    page = extract(markup.format(STORY))
+    assert page.text.splitlines() == ['Storm hits the coast', 'June 1, 2024', STORY.strip(), STORY.strip()]
+    assert [block.kind for block in page.blocks] == ['noise', 'content', 'content', 'content', 'noise']
+    assert link_classes(page) == {'/bridge.html': 'noise'}
+    # no long block: not an article page, everything stays content
+    page = extract(markup.format('A short paragraph of the story.'))
+    assert {block.kind for block in page.blocks} == {'content'} and 'Another story' in page.text
+    assert 'A reader wrote' in page.text
+    # long blocks with little of the content text: not an article page either
+    page = extract(markup.replace('<p>{0}</p><p>{0}</p>', '<p>{0}</p>').format(STORY) + ''.join(
+        f'<div class="box"><p>Entry {n} of a long list of short entries, each in a box.</p></div>' for n in range(30)))
+    assert page.blocks[0].kind == 'content' and 'Entry 29' in page.text
+    # the headline (a line of the <title>) is kept across a share bar and a byline further up
+    page = extract('<html><head><title>Storm hits the coast | The Paper</title></head><body>'
+                   '<div class="box"><p>Another story: the mayor opened a new bridge over the river.</p></div>'
+                   '<div class="box"><p>Storm hits the coast</p></div><div class="share">Share this</div>'
+                   '<div class="box">By a staff reporter</div><div class="box">June 1, 2024</div>'
+                   '<div class="box">Updated at noon</div><div class="box"><p>{0}</p></div></body></html>'.format(STORY))
+    assert page.text.splitlines() == ['Storm hits the coast', 'By a staff reporter', 'June 1, 2024',
+                                      'Updated at noon', STORY.strip()]
+
+
+def test_hash_and_script_anchors_count_as_link_text_but_are_not_links():
+    menu = ('<div class="box"><a href="#">Home</a> | <a href="javascript:void(0)">News</a> | '
+            '<a href="#sport">Sport</a> | <a href=" JavaScript:go(3)">Weather</a></div>'
+            '<div class="box"><p>A paragraph with a <a href="#note">note</a> in its text, about the storm.</p></div>')
+    page = extract(menu)
+    assert [block.kind for block in page.blocks] == ['navigation', 'content']
+    assert page.links == [] and page.text == 'A paragraph with a note in its text, about the storm.'
+
+
 def test_real_cwced_page_decodes_with_chinese_title_and_links(shared_data):
     path = sorted((shared_data / 'extraction' / 'cwced' / 'original').glob('*.html'))[0]
     body = path.read_bytes()
