@@ -16,21 +16,11 @@ from pipelines.state import CrawlDir
 from runners.crawl_command import task_file_contents
 from runners.driver import Driver, new_crawl_config
 from runners.report import load_truth
-from sandbox.build import build_web
+from sandbox.build import ensure_web
 from sandbox.server import SandboxServer, open_web
-from sandbox.stats import read_manifest
 
 TASKS = (('thucnews', '房产.yaml'), ('wikispeedia', 'geography.yaml'))
 STRATEGIES = ('best-first', 'bfs')
-
-
-def web(webs: Path, corpus: str) -> Path:
-    directory = webs / corpus
-    try:
-        read_manifest(directory)
-    except ValueError:
-        build_web(corpus, directory, seed=1, force=True, progress=False)
-    return directory
 
 
 def crawl(web_dir: Path, task_name: str, strategy: str, budget: int, round_size: int, out: Path) -> dict:
@@ -53,7 +43,8 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         webs = args.webs or Path(scratch) / 'webs'
         for corpus, task_name in TASKS:
-            web_dir = web(webs, corpus)
+            web_dir = webs / corpus
+            ensure_web(corpus, web_dir)
             results = {}
             for strategy in STRATEGIES:
                 started = time.monotonic()

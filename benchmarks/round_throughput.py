@@ -22,9 +22,8 @@ from models.topic import load_topic
 from models.urls import host_of
 from pipelines.round import build_round
 from pipelines.state import CrawlDir
-from sandbox.build import build_web
+from sandbox.build import ensure_web
 from sandbox.server import SandboxServer, open_web
-from sandbox.stats import read_manifest
 from transforms.fetch import FetchHostBatchFn
 from transforms.extract import ExtractPagesFn
 from transforms.score import ScorePagesFn
@@ -65,10 +64,7 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         web_dir = args.web or Path(scratch) / 'web'
-        try:
-            read_manifest(web_dir)
-        except ValueError:
-            build_web('thucnews', web_dir, seed=1, force=True, progress=False)
+        ensure_web('thucnews', web_dir)
         labels = pq.read_table(web_dir / 'labels.parquet').to_pydict()
         pool = [u for u, kind in zip(labels['url'], labels['kind']) if kind in ('article', 'brief', 'index')]
         urls = random.Random(0).sample(pool, args.pages)

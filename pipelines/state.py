@@ -36,6 +36,17 @@ _TABLE_FILE = re.compile(r'^(?P<table>[a-z_]+)(?:-\d{5}-of-\d{5})?\.parquet$')
 log = logging.getLogger(__name__)
 
 
+def final_outcomes(fetch_log: pa.Table) -> dict[str, str]:
+    """The outcome each URL ended with: its last attempt of its last round. Rows are ordered by
+    (round, attempt), not by position: Beam shards keep no order."""
+    last: dict[str, tuple[int, int, str]] = {}
+    for url, round_number, attempt, outcome in zip(*(fetch_log.column(c).to_pylist()
+                                                     for c in ('url', 'round', 'attempt', 'outcome'))):
+        if url not in last or (round_number, attempt) >= last[url][:2]:
+            last[url] = (round_number, attempt, outcome)
+    return {url: outcome for url, (_, _, outcome) in last.items()}
+
+
 class StateError(Exception):
     """A crawl directory Focal cannot use as asked; the message says why and what to do."""
 

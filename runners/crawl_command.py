@@ -8,7 +8,7 @@ import yaml
 
 from models.topic import load_topic
 from runners.command import CommandError, positive_int
-from pipelines.state import CrawlDir
+from pipelines.state import CrawlDir, final_outcomes
 from runners.driver import Driver, new_crawl_config
 
 
@@ -62,9 +62,7 @@ def inspect(args: argparse.Namespace) -> int:
     log = crawl_dir.read_table('fetch_log')
     pages = crawl_dir.read_table('pages')
     links = crawl_dir.read_table('links')
-    final = {}
-    for url, outcome in zip(log.column('url').to_pylist(), log.column('outcome').to_pylist()):
-        final[url] = outcome
+    final = final_outcomes(log)
     print(f'{args.crawl_dir}: topic "{config["topic"]["name"]}", strategy {config["strategy"]}, '
           f'budget {config["budget"]}, {len(rounds)} committed rounds')
     print(f'URLs fetched {len(final):,}; pages {len(pages):,} on '

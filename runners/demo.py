@@ -15,20 +15,15 @@ from pipelines.state import CrawlDir
 from runners import report
 from runners.driver import Driver, new_crawl_config
 from runners.crawl_command import task_file_contents
-from sandbox.build import build_web
+from sandbox.build import ensure_web
 from sandbox.server import SandboxServer, open_web
-from sandbox.stats import read_manifest
 
 
 def sandbox_web(workdir: Path) -> Path:
     """The THUCNews sandbox web, built on the first run and reused afterwards."""
     web_dir = workdir / 'web-thucnews'
-    try:
-        read_manifest(web_dir)
-        print(f'sandbox web: {web_dir} (built before)')
-    except ValueError:
-        print(f'building the sandbox web from THUCNews into {web_dir} (once, ~15 s) ...')
-        build_web('thucnews', web_dir, seed=1, force=True, progress=False)
+    print(f'sandbox web: {web_dir} ... ', end='', flush=True)
+    print('built now (once, ~15 s)' if ensure_web('thucnews', web_dir) else '(built before)')
     return web_dir
 
 

@@ -19,7 +19,7 @@ from models.termstats import TermStats
 from models.topic import Topic, topic_from_dict
 from models.urls import UrlError, host_of, normalize_url
 from pipelines.round import build_round
-from pipelines.state import CrawlDir
+from pipelines.state import CrawlDir, final_outcomes
 
 RELEVANT = 0.05  # relevance (a cosine) at which the progress line counts a page as judged relevant
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
@@ -70,9 +70,7 @@ class Driver:
         log = self.crawl.read_table('fetch_log', number)
         pages = self.crawl.read_table('pages', number)
         links = self.crawl.read_table('links', number)
-        final = {}
-        for url, outcome in zip(log.column('url').to_pylist(), log.column('outcome').to_pylist()):
-            final[url] = outcome  # attempts are in order: the last one is the URL's outcome
+        final = final_outcomes(log)
         self.requested |= {url for url, outcome in final.items() if outcome not in NOT_REQUESTED}
         fetched = set(final) | {u for u in log.column('final_url').to_pylist() if u}
         found = [FoundLink(s, d, p) for s, d, p in zip(links.column('url').to_pylist(),

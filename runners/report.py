@@ -17,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from models.evaluation import EvaluationError, GroundTruth, fetch_order, harvest_curve, summarize
-from pipelines.state import CrawlDir, StateError
+from pipelines.state import CrawlDir, StateError, final_outcomes
 
 TOP_PAGES = 20
 
@@ -53,16 +53,6 @@ def load_truth(web_dir: str | Path, relevant_column: str) -> GroundTruth:
         return GroundTruth(labels, relevant_column)
     except EvaluationError as error:
         raise ReportError(f'{labels}: {error}') from None
-
-
-def final_outcomes(fetch_log: pa.Table) -> collections.Counter:
-    """How many URLs ended in each outcome: each URL's last attempt of its last round counts."""
-    last: dict[str, tuple[int, int, str]] = {}
-    for row in fetch_log.select(['round', 'attempt', 'url', 'outcome']).to_pylist():
-        key = (row['round'], row['attempt'])
-        if row['url'] not in last or key >= last[row['url']][:2]:
-            last[row['url']] = (*key, row['outcome'])
-    return collections.Counter(outcome for _, _, outcome in last.values())
 
 
 def top_pages(pages: pa.Table, truth: GroundTruth, n: int = TOP_PAGES) -> list[dict]:
@@ -146,7 +136,7 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
     urls = fetch_order(pages)
     budget = min(filter(None, (budget or _positive_int(config.get('budget')), len(urls))), default=None)
     summary = summarize(urls, truth, budget)
-    outcomes = final_outcomes(crawl.read_table('fetch_log'))
+    outcomes = collections.Counter(final_outcomes(crawl.read_table('fetch_log')).values())
     rounds = round_counts(crawl, pages, truth)
 
     out = Path(out_dir)

@@ -211,6 +211,14 @@ def build_web(corpus: str, out: str | Path, seed: int = 1, scale: int = 1, force
     return manifest
 
 
+def ensure_web(corpus: str, out: str | Path, seed: int = 1) -> bool:
+    """Build the web into `out` unless a complete one is there already; True when it was built."""
+    if (Path(out) / 'web.json').is_file():  # written last: its presence means the build finished
+        return False
+    build_web(corpus, out, seed=seed, force=True, progress=False)
+    return True
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, 'rb') as stream:

@@ -173,3 +173,10 @@ def test_a_process_killed_while_writing_a_round_loses_nothing_committed(tmp_path
     assert len(pending) == 1 and (pending[0] / 'pages.parquet').stat().st_size > 0
     commit_round(after, 3, ['http://a/4'])  # the crawl carries on past the killed attempt
     assert after.read_table('pages', 3).column('url').to_pylist() == ['http://a/4']
+
+
+def test_final_outcomes_follow_round_and_attempt_not_row_order():
+    from pipelines.state import final_outcomes
+    log = pa.table({'url': ['a', 'a', 'b', 'a'], 'round': [2, 2, 1, 1], 'attempt': [2, 1, 1, 1],
+                    'outcome': ['ok', 'http_5xx', 'timeout', 'error']})
+    assert final_outcomes(log) == {'a': 'ok', 'b': 'timeout'}

@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.state import CrawlDir
+from pipelines.state import CrawlDir, final_outcomes
 from runners.cli import main
 from runners.driver import NOT_REQUESTED
 from sandbox.faults import FaultPlan
@@ -30,16 +30,9 @@ def crawl_args(news_web_dir, server, out, *extra, budget=40, round_size=20, dela
             '--proxy', server.proxy_url, *extra]
 
 
-def final_outcomes(crawl: CrawlDir) -> dict:
-    log = crawl.read_table('fetch_log')
-    outcomes = {}
-    for url, outcome in zip(log.column('url').to_pylist(), log.column('outcome').to_pylist()):
-        outcomes[url] = outcome
-    return outcomes
-
-
 def requested(crawl: CrawlDir) -> list[str]:
-    return [url for url, outcome in final_outcomes(crawl).items() if outcome not in NOT_REQUESTED]
+    outcomes = final_outcomes(crawl.read_table('fetch_log'))
+    return [url for url, outcome in outcomes.items() if outcome not in NOT_REQUESTED]
 
 
 def assert_nothing_fetched_twice(crawl: CrawlDir):
@@ -86,7 +79,7 @@ def test_robots_txt_is_obeyed_and_recorded(news_web_dir, sandbox, tmp_path, labe
     allowed = [u for u, ok, kind in zip(labels['url'], labels['robots_allowed'], labels['kind'])
                if ok and kind == 'article'][:2]
     assert seeded_crawl(news_web_dir, sandbox, tmp_path / 'crawl', disallowed + allowed, '--delay', '0') == 0
-    outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')))
+    outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')).read_table('fetch_log'))
     assert {outcomes[u] for u in disallowed} == {'robots_disallowed'}
     assert {outcomes[u] for u in allowed} == {'ok'}
 
@@ -119,7 +112,7 @@ def test_every_fault_of_the_hostile_profile_ends_in_its_outcome(news_web_dir, tm
         seeds = [url for urls in examples.values() for url in urls]
         assert seeded_crawl(news_web_dir, server, tmp_path / 'crawl', seeds, '--delay', '0',
                             '--timeout', '0.8') == 0
-    outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')))
+    outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')).read_table('fetch_log'))
     for kind, urls in examples.items():
         assert {outcomes[u] for u in urls} <= EXPECTED_OUTCOMES[kind], kind
 
