@@ -35,6 +35,7 @@ setuptools.setup(
     packages=setuptools.find_packages(include=['models', 'models.*', 'transforms', 'transforms.*',
                                                'pipelines', 'pipelines.*', 'runners', 'runners.*',
                                                'sandbox', 'sandbox.*']),
+    package_data={'models': ['block_model.json']},  # the trained block model (benchmarks/train_block_model.py)
     install_requires=REQUIRED,
     extras_require={'test': TEST},
     entry_points={'console_scripts': ['focal = runners.cli:main']},

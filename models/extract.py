@@ -26,6 +26,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
+from models.block_model import CONTENT_PROBABILITY, BlockMeasures, content_model, feature_rows
 from models.html import decode
 from models.text import is_chinese
 from models.urls import normalize_url
@@ -43,6 +44,10 @@ _TAG_ROLES = {
 _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
               'aside': 'related'}
 _ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
+# A line's start marker says which tag began it, in a whitespace character text processing drops
+# anyway (str.split), so the block model can count paragraphs, list items and headings.
+_LINE_STARTS = {'p': '\n\x1c', **dict.fromkeys(('li', 'dt', 'dd'), '\n\x1d'),
+                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n\x1e')}
 
 
 def _word_pattern(words: str) -> re.Pattern:
@@ -122,11 +127,13 @@ class ExtractedPage:
     encoding: str
     links: list[ExtractedLink]      # document order; exact duplicates dropped
     blocks: list[Block]             # document order
+    measures: list[BlockMeasures]   # of each block: the block model's input
     error: str | None = None        # why nothing could be extracted
 
 
-def extract_page(body: bytes, url: str, content_type: str | None = None) -> ExtractedPage:
-    """Everything the crawl round needs from one page; bad input gives `error`, never an exception."""
+def extract_page(body: bytes, url: str, content_type: str | None = None, rules_only: bool = False) -> ExtractedPage:
+    """Everything the crawl round needs from one page; bad input gives `error`, never an exception.
+    rules_only leaves out the block model (to train it on the rules' classes)."""
     if not body:
         return _failed('empty body')
     if _is_binary(body):
@@ -143,17 +150,35 @@ def extract_page(body: bytes, url: str, content_type: str | None = None) -> Extr
     for element in root.iter('meta'):
         meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
     body_element = root.find('body')
-    blocks = [_finish(box) for box in _segment(root if body_element is None else body_element, hrefs)]
-    blocks = _article_window(blocks, _headlines(root))
+    finished = [_finish(box) for box in _segment(root if body_element is None else body_element, hrefs)]
+    measures = [measure for _, measure in finished]
+    blocks = _article_window([block for block, _ in finished], _headlines(root))
+    for block, measure in zip(blocks, measures):
+        measure.windowed = block.kind != measure.rule_kind
+    if not rules_only and blocks:
+        blocks = _model_classes(blocks, measures)
     return ExtractedPage(
         title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
         canonical=_canonical(root, hrefs), encoding=encoding, links=_distinct_links(blocks),
-        blocks=blocks)
+        blocks=blocks, measures=measures)
 
 
 def _failed(error: str, encoding: str = '') -> ExtractedPage:
-    return ExtractedPage('', '', '', '', None, encoding, [], [], error)
+    return ExtractedPage('', '', '', '', None, encoding, [], [], [], error)
+
+
+def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
+    """Among the blocks the rules found text-dense (content, before the article window), the block
+    model decides content or noise. What the rules saw more in (link lists, marks, headings such
+    as 'Advertisement', hidden subtrees) keeps their class: it is what SSAPS scores links by."""
+    rows = feature_rows(measures, [block.text for block in blocks])
+    is_content = content_model().content_probability(rows) >= CONTENT_PROBABILITY
+    classes = []
+    for block, measure, content in zip(blocks, measures, is_content):
+        kind = ('content' if content else 'noise') if measure.rule_kind == 'content' else block.kind
+        classes.append(block if kind == block.kind else _reclassed(block, kind))
+    return classes
 
 
 def _is_binary(body: bytes) -> bool:
@@ -283,6 +308,9 @@ class _Box:
     small: bool = False           # at most one link and a line or two of text, no marks
     hidden: bool = False          # in a subtree the browser does not show: never content
     own_mark: _Mark | None = None  # the container's own mark, made void if it holds most of the page
+    tag: str = 'body'
+    depth: int = 0                # containers around it
+    chars: int = -1               # visible characters, once counted (_box_chars)
 
     def inside(self, element, hidden: bool = False) -> '_Box':
         """An empty box for a container (or hidden element) in this one: its own marker beats its
@@ -290,7 +318,12 @@ class _Box:
         hint = _element_hint(element)
         own = _Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
         return _Box([], own or self.mark, self.related_marker or hint == 'related',
-                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own)
+                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own,
+                    tag=element.tag, depth=self.depth + 1)
+
+    def own_text(self, items: list) -> '_Box':
+        """A block of this container's own pieces, between or around its inner boxes."""
+        return _Box(items, self.mark, self.related_marker, hidden=self.hidden, tag=self.tag, depth=self.depth)
 
     @property
     def marker(self) -> str | None:
@@ -319,7 +352,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
                 open_boxes.append((element, box))
                 container, items = element, box.items
             elif role == 'line':
-                items.append('\n')
+                items.append(_LINE_STARTS.get(tag, '\n'))
             if tag == 'a' and anchor is None:
                 href = element.get('href')
                 url = hrefs.url(href) if href is not None else None
@@ -352,9 +385,12 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
 
 
 def _box_chars(box: _Box) -> int:
-    """Visible characters of the box's text and its inner boxes'."""
-    return sum(_box_chars(item) if type(item) is _Box else len(''.join(item.split()))
-               for item in box.items if type(item) is not _Anchor)
+    """Visible characters of the box's text and its inner boxes', counted once per box: moving
+    pieces between boxes later (inlining, splitting) never changes a box's total."""
+    if box.chars < 0:
+        box.chars = sum(_box_chars(item) if type(item) is _Box else len(''.join(item.split()))
+                        for item in box.items if type(item) is not _Anchor)
+    return box.chars
 
 
 def _is_hidden(element) -> bool:
@@ -424,11 +460,11 @@ def _split(box: _Box) -> list[_Box]:
             if _is_heading(run):
                 item.items[:0] = [*run, '\n']
             else:
-                boxes.append(_Box(run, box.mark, box.related_marker, hidden=box.hidden))
+                boxes.append(box.own_text(run))
         boxes.append(item)
         run = []
     if _has_content(run):
-        boxes.append(_Box(run, box.mark, box.related_marker, hidden=box.hidden))
+        boxes.append(box.own_text(run))
     return boxes
 
 
@@ -437,8 +473,9 @@ def _is_heading(run: list) -> bool:
     return all(type(piece) is str for piece in run) and _visible_chars(run) <= MAX_INLINE_CHARS
 
 
-def _finish(box: _Box) -> Block:
-    """The box's text (a line per paragraph), its class, and its links with their context."""
+def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
+    """The box's text (a line per paragraph), its class, its links with their context, and what
+    the block model measures of it."""
     pieces, anchors, offset = [], [], 0
     for item in box.items:
         if type(item) is str:
@@ -448,24 +485,30 @@ def _finish(box: _Box) -> Block:
             anchors.append((item, offset))
     raw = ''.join(pieces)
     text = '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
-    kind = _classify(box, raw, text, anchors)
-    return Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
-                                             _context(raw, start, start + anchor.raw_length), kind)
-                               for anchor, start in anchors if anchor.url])
+    text_chars = len(text) - text.count(' ') - text.count('\n')
+    anchor_chars = sum(len(''.join(raw[start:start + anchor.raw_length].split())) for anchor, start in anchors)
+    kind = _classify(box, raw, text_chars, anchor_chars, anchors)
+    block = Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
+                                              _context(raw, start, start + anchor.raw_length), kind)
+                                for anchor, start in anchors if anchor.url])
+    measures = BlockMeasures.of_text(
+        text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count('\x1c'),
+        list_items=raw.count('\x1d'), headings=raw.count('\x1e'), container=box.tag,
+        depth=box.depth, marker=box.marker, related_marker=box.related_marker, hidden=box.hidden, rule_kind=kind)
+    return block, measures
 
 
-def _classify(box: _Box, raw: str, text: str, anchors: list[tuple[_Anchor, int]]) -> str:
+def _classify(box: _Box, raw: str, text_chars: int, anchor_chars: int, anchors: list[tuple[_Anchor, int]]) -> str:
     """Marks first, then the heading, related-list words, and the links (module docstring); a
     hidden block is never content."""
-    kind = _link_class(box, raw, text, anchors)
+    kind = _link_class(box, raw, text_chars, anchor_chars, anchors)
     return 'noise' if box.hidden and kind == 'content' else kind
 
 
-def _link_class(box: _Box, raw: str, text: str, anchors: list[tuple[_Anchor, int]]) -> str:
+def _link_class(box: _Box, raw: str, text_chars: int, anchor_chars: int,
+                anchors: list[tuple[_Anchor, int]]) -> str:
     if box.marker:
         return box.marker
-    text_chars = len(text) - text.count(' ') - text.count('\n')
-    anchor_chars = sum(len(''.join(raw[start:start + anchor.raw_length].split())) for anchor, start in anchors)
     density = anchor_chars / text_chars if text_chars else 1.0
     if anchors and density >= HEADING_LINK_DENSITY:
         named = _heading_class(_heading(raw[:anchors[0][1]]))

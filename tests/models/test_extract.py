@@ -71,8 +71,9 @@ href="/news/loan.html">公积金贷款</a>额度同步提高，业内人士认�
 </body></html>'''
 
 
-def extract(markup: str, url: str = PAGE_URL, content_type: str | None = 'text/html; charset=utf-8'):
-    return extract_page(markup.encode('utf-8'), url, content_type)
+def extract(markup: str, url: str = PAGE_URL, content_type: str | None = 'text/html; charset=utf-8',
+            rules_only: bool = False):
+    return extract_page(markup.encode('utf-8'), url, content_type, rules_only)
 
 
 def link_classes(page) -> dict[str, str]:
@@ -256,30 +257,33 @@ def test_a_mark_on_a_container_of_most_of_the_page_is_void():
     assert 'A short story.' not in page.text and STORY.strip() in page.text
 
 
-def test_on_an_article_page_content_outside_the_long_blocks_is_noise():
+def test_rules_on_an_article_page_content_outside_the_long_blocks_is_noise():
+    """The rules alone (the block model weighs this window as one feature among others)."""
     markup = ('<div class="box"><p>Another story: the mayor opened a new bridge over the river on Sunday, '
               'with a <a href="/bridge.html">parade</a> and music.</p></div>'
               '<div class="box"><h1>Storm hits the coast</h1></div><div class="box">June 1, 2024</div>'
               '<div class="box"><p>{0}</p><p>{0}</p></div>'
               '<div class="box"><p>A reader wrote: a great report on the storm, thank you for it.</p></div>')
-    page = extract(markup.format(STORY))
+    page = extract(markup.format(STORY), rules_only=True)
     assert page.text.splitlines() == ['Storm hits the coast', 'June 1, 2024', STORY.strip(), STORY.strip()]
     assert [block.kind for block in page.blocks] == ['noise', 'content', 'content', 'content', 'noise']
     assert link_classes(page) == {'/bridge.html': 'noise'}
     # no long block: not an article page, everything stays content
-    page = extract(markup.format('A short paragraph of the story.'))
+    page = extract(markup.format('A short paragraph of the story.'), rules_only=True)
     assert {block.kind for block in page.blocks} == {'content'} and 'Another story' in page.text
     assert 'A reader wrote' in page.text
     # long blocks with little of the content text: not an article page either
     page = extract(markup.replace('<p>{0}</p><p>{0}</p>', '<p>{0}</p>').format(STORY) + ''.join(
-        f'<div class="box"><p>Entry {n} of a long list of short entries, each in a box.</p></div>' for n in range(30)))
+        f'<div class="box"><p>Entry {n} of a long list of short entries, each in a box.</p></div>' for n in range(30)),
+        rules_only=True)
     assert page.blocks[0].kind == 'content' and 'Entry 29' in page.text
     # the headline (a line of the <title>) is kept across a share bar and a byline further up
     page = extract('<html><head><title>Storm hits the coast | The Paper</title></head><body>'
                    '<div class="box"><p>Another story: the mayor opened a new bridge over the river.</p></div>'
                    '<div class="box"><p>Storm hits the coast</p></div><div class="share">Share this</div>'
                    '<div class="box">By a staff reporter</div><div class="box">June 1, 2024</div>'
-                   '<div class="box">Updated at noon</div><div class="box"><p>{0}</p></div></body></html>'.format(STORY))
+                   '<div class="box">Updated at noon</div><div class="box"><p>{0}</p></div></body></html>'.format(STORY),
+                   rules_only=True)
     assert page.text.splitlines() == ['Storm hits the coast', 'By a staff reporter', 'June 1, 2024',
                                       'Updated at noon', STORY.strip()]
 

@@ -1,0 +1,196 @@
+"""Is a block main content? A small boosted-tree model over block features, after the rules.
+
+The rules of models/extract.py classify each block by its marks, heading and links; this model
+looks at every block again with the features the rules do not weigh together: text length,
+link density, anchor-text share, stop-word density, punctuation, position, the tags it holds,
+class/id marks, the rules' own class, and the same measures of its neighbours (a short line
+between two paragraphs is content, one between two menus is not). Its answer decides content
+vs not content; a block it takes out of the content keeps a non-content class of the rules'.
+
+The trees are trained by benchmarks/train_block_model.py on the even ids (training half) of
+../shared/data/extraction and stored as plain JSON next to this module (no pickle): a fitted
+sklearn GradientBoostingClassifier's split features, thresholds and leaf values.
+"""
+import dataclasses
+import functools
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from models.text import stop_words
+
+MODEL_PATH = Path(__file__).with_name('block_model.json')
+CONTENT_PROBABILITY = 0.5     # from which the model calls a block content
+
+_CHINESE_FUNCTION_CHARS = frozenset('的了是在和也就都而及与着或等被把这那之其为对从以将但并所于')
+_HAN = re.compile('[\u3400-\u9fff\uf900-\ufaff]')
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_SENTENCE_PUNCTUATION = re.compile(r'[.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]')
+_KINDS = ('content', 'related', 'navigation', 'noise')
+
+
+@dataclasses.dataclass(slots=True)
+class BlockMeasures:
+    """What segmentation knows of one block, before the page-level features are derived."""
+    chars: int                  # visible characters
+    anchor_chars: int           # of which inside anchors ('#' and javascript: ones too)
+    links: int                  # anchors, '#' and javascript: ones too
+    lines: int
+    paragraphs: int             # <p> in it
+    list_items: int             # <li>, <dt>, <dd>
+    headings: int               # <h1> ... <h6>
+    container: str              # tag of its container: div, td, ul, ...
+    depth: int                  # of its container in the tree
+    marker: str | None          # 'navigation' or 'noise' from class/id words or tags, on it or above
+    related_marker: bool        # a related-list word on it or above
+    hidden: bool
+    rule_kind: str              # the rules' class, before the article window
+    windowed: bool = False      # the article window took it out of the content
+
+    @classmethod
+    def of_text(cls, text: str, **measures) -> 'BlockMeasures':
+        return cls(lines=text.count('\n') + 1 if text else 0, **measures)
+
+
+def stop_word_density(text: str) -> float:
+    """Share of function words: Chinese function characters among Han characters, or English
+    stop words among words. Running text has many, menus and titles few (as in jusText)."""
+    han = [] if text.isascii() else _HAN.findall(text)
+    words = _LATIN_WORD.findall(text.lower())
+    if len(han) > len(words):
+        return sum(1 for char in han if char in _CHINESE_FUNCTION_CHARS) / len(han)
+    stops = stop_words()
+    return sum(1 for word in words if word in stops) / len(words) if words else 0.0
+
+
+FEATURES = (
+    'log_chars', 'link_density', 'anchor_share', 'log_links', 'log_lines', 'log_chars_per_line',
+    'stop_word_density', 'punctuation_density', 'position', 'text_before', 'page_share',
+    'paragraphs_per_line', 'list_items_per_line', 'headings', 'in_table_cell', 'in_list', 'depth',
+    'navigation_mark', 'noise_mark', 'related_mark', 'hidden', 'windowed',
+    *(f'rule_{kind}' for kind in _KINDS),
+    'previous_log_chars', 'previous_link_density', 'previous_stop_word_density', 'previous_rule_content',
+    'next_log_chars', 'next_link_density', 'next_stop_word_density', 'next_rule_content',
+    'page_log_blocks', 'page_content_share',
+)
+_NEIGHBOUR_FEATURES = ('log_chars', 'link_density', 'stop_word_density', 'rule_content')
+
+
+def feature_rows(measures: list[BlockMeasures], texts: list[str]) -> np.ndarray:
+    """One row of FEATURES per block of a page, computed a column at a time."""
+    count = len(measures)
+
+    def column(values) -> np.ndarray:
+        return np.fromiter(values, dtype=float, count=count)
+
+    chars = column(measure.chars for measure in measures)
+    anchor_chars = column(measure.anchor_chars for measure in measures)
+    lines = column(measure.lines for measure in measures)
+    per_line = np.maximum(lines, 1)
+    page_chars = chars.sum() or 1.0
+    rule_kinds = [measure.rule_kind for measure in measures]
+    columns = {
+        'log_chars': np.log1p(chars),
+        'link_density': np.where(chars > 0, np.minimum(1.0, anchor_chars / np.maximum(chars, 1)), 1.0),
+        'anchor_share': anchor_chars / (anchor_chars.sum() or 1.0),
+        'log_links': np.log1p(column(measure.links for measure in measures)),
+        'log_lines': np.log1p(lines),
+        'log_chars_per_line': np.log1p(chars / per_line),
+        'stop_word_density': column(stop_word_density(text) for text in texts),
+        'punctuation_density': column(len(_SENTENCE_PUNCTUATION.findall(text)) for text in texts)
+                               / np.maximum(chars, 1),
+        'position': np.arange(count) / max(1, count - 1),
+        'text_before': (np.cumsum(chars) - chars) / page_chars,
+        'page_share': chars / page_chars,
+        'paragraphs_per_line': column(measure.paragraphs for measure in measures) / per_line,
+        'list_items_per_line': column(measure.list_items for measure in measures) / per_line,
+        'headings': np.minimum(column(measure.headings for measure in measures), 3),
+        'in_table_cell': column(measure.container in ('td', 'th') for measure in measures),
+        'in_list': column(measure.container in ('ul', 'ol', 'dl', 'menu') for measure in measures),
+        'depth': np.minimum(column(measure.depth for measure in measures), 30),
+        'navigation_mark': column(measure.marker == 'navigation' for measure in measures),
+        'noise_mark': column(measure.marker == 'noise' for measure in measures),
+        'related_mark': column(measure.related_marker for measure in measures),
+        'hidden': column(measure.hidden for measure in measures),
+        'windowed': column(measure.windowed for measure in measures),
+        **{f'rule_{kind}': column(rule_kind == kind for rule_kind in rule_kinds) for kind in _KINDS},
+    }
+    columns['page_log_blocks'] = np.full(count, math.log1p(count))
+    columns['page_content_share'] = np.full(count, chars[columns['rule_content'] > 0].sum() / page_chars)
+    for name in _NEIGHBOUR_FEATURES:
+        previous, following = np.zeros(count), np.zeros(count)
+        previous[1:], following[:-1] = columns[name][:-1], columns[name][1:]
+        columns[f'previous_{name}'], columns[f'next_{name}'] = previous, following
+    return np.column_stack([columns[name] for name in FEATURES]).reshape(count, len(FEATURES))
+
+
+class TreeEnsemble:
+    """A boosted binary classifier: log-odds = prior + rate * sum of the trees' leaf values.
+
+    The trees are padded to one (trees x nodes) array per field, a leaf pointing to itself, so a
+    page's blocks walk every tree at once, one level per step: a few numpy calls per level in all
+    instead of a few per tree."""
+
+    def __init__(self, features: tuple[str, ...], prior: float, learning_rate: float, trees: list[dict]):
+        self.features, self.prior, self.learning_rate = tuple(features), prior, learning_rate
+        self.trees = trees          # per tree, lists: feature, threshold, left, right, value (leaf: left -1)
+        nodes = max(len(tree['left']) for tree in trees)
+        self._roots = np.arange(len(trees)) * nodes   # node n of tree t is at t * nodes + n
+        self._feature, self._threshold = np.zeros(len(trees) * nodes, dtype=int), np.zeros(len(trees) * nodes)
+        self._left, self._right = np.zeros(len(trees) * nodes, dtype=int), np.zeros(len(trees) * nodes, dtype=int)
+        self._value = np.zeros(len(trees) * nodes)
+        for root, tree in zip(self._roots, trees):
+            at = slice(root, root + len(tree['left']))
+            own = np.arange(len(tree['left']))
+            leaf = np.asarray(tree['left']) < 0
+            self._feature[at] = np.where(leaf, 0, tree['feature'])
+            self._threshold[at] = tree['threshold']
+            self._left[at] = root + np.where(leaf, own, tree['left'])
+            self._right[at] = root + np.where(leaf, own, tree['right'])
+            self._value[at] = tree['value']
+        self._depth = max(_depth(tree) for tree in trees)
+
+    def content_probability(self, rows: np.ndarray) -> np.ndarray:
+        """P(content) per row."""
+        if self.features != FEATURES:
+            raise ValueError('block_model.json was trained on other features: run '
+                             'benchmarks/train_block_model.py')
+        rows = rows.astype(np.float32)  # as sklearn's trees compare
+        node = np.repeat(self._roots[None, :], len(rows), axis=0)
+        for _ in range(self._depth):
+            values = np.take_along_axis(rows, self._feature.take(node), axis=1)
+            node = np.where(values <= self._threshold.take(node), self._left.take(node), self._right.take(node))
+        log_odds = self.prior + self.learning_rate * self._value.take(node).sum(axis=1)
+        return 1.0 / (1.0 + np.exp(-log_odds))
+
+    def to_json(self) -> dict:
+        return {'features': list(self.features), 'prior': self.prior, 'learning_rate': self.learning_rate,
+                'trees': self.trees}
+
+    @classmethod
+    def from_json(cls, document: dict) -> 'TreeEnsemble':
+        return cls(document['features'], document['prior'], document['learning_rate'], document['trees'])
+
+    @classmethod
+    def from_sklearn(cls, model) -> 'TreeEnsemble':
+        """From a fitted binary GradientBoostingClassifier (log-loss, prior init)."""
+        prior = float(model.init_.class_prior_[1])
+        trees = [{'feature': tree.feature.tolist(), 'threshold': tree.threshold.tolist(),
+                  'left': tree.children_left.tolist(), 'right': tree.children_right.tolist(),
+                  'value': tree.value[:, 0, 0].tolist()}
+                 for tree in (estimator.tree_ for (estimator,) in model.estimators_)]
+        return cls(FEATURES, math.log(prior / (1 - prior)), model.learning_rate, trees)
+
+
+def _depth(tree: dict, node: int = 0) -> int:
+    if tree['left'][node] < 0:
+        return 0
+    return 1 + max(_depth(tree, tree['left'][node]), _depth(tree, tree['right'][node]))
+
+
+@functools.cache
+def content_model() -> TreeEnsemble:
+    return TreeEnsemble.from_json(json.loads(MODEL_PATH.read_text(encoding='utf-8')))

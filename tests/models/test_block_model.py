@@ -1,0 +1,70 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.ensemble import GradientBoostingClassifier
+
+from models.block_model import (FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model, feature_rows,
+                                stop_word_density)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def measures(text: str, **changes) -> BlockMeasures:
+    values = dict(chars=len(''.join(text.split())), anchor_chars=0, links=0, paragraphs=1, list_items=0,
+                  headings=0, container='div', depth=3, marker=None, related_marker=False, hidden=False,
+                  rule_kind='content')
+    return BlockMeasures.of_text(text, **{**values, **changes})
+
+
+def test_stop_word_density_tells_running_text_from_menus_in_both_languages():
+    assert stop_word_density('The storm hit the coast on Monday and it rained for a day.') > 0.4
+    assert stop_word_density('Home News Sport Weather Travel Money') == 0.0
+    assert stop_word_density('中央气象台消息，受强降雨的影响，南方多省出现了洪涝灾害。') > 0.05
+    assert stop_word_density('首页 国内 国际 体育 财经') == 0.0
+    assert stop_word_density('') == 0.0
+
+
+def test_feature_rows_measure_each_block_and_its_neighbours():
+    texts = ['Home\nNews\nSport', 'A long paragraph of the story, with words.', '']
+    rows = feature_rows([measures(texts[0], anchor_chars=13, links=3, rule_kind='navigation', list_items=3,
+                                  container='ul', marker='navigation'),
+                         measures(texts[1]), measures(texts[2], rule_kind='noise')], texts)
+    column = {name: rows[:, index] for index, name in enumerate(FEATURES)}
+    assert rows.shape == (3, len(FEATURES))
+    assert column['link_density'].tolist() == [1.0, 0.0, 1.0]  # an empty block is all links: nothing to read
+    assert column['in_list'].tolist() == [1.0, 0.0, 0.0] and column['navigation_mark'].tolist() == [1.0, 0.0, 0.0]
+    assert column['position'].tolist() == [0.0, 0.5, 1.0]
+    assert column['previous_link_density'].tolist() == [0.0, 1.0, 0.0]
+    assert column['next_rule_content'].tolist() == [1.0, 0.0, 0.0]
+    assert column['page_content_share'][0] == pytest.approx(35 / (13 + 35))  # visible characters
+    assert feature_rows([], []).shape == (0, len(FEATURES))
+
+
+def test_exported_trees_predict_what_sklearn_predicts_after_a_json_round_trip():
+    generator = np.random.default_rng(0)
+    rows = generator.normal(size=(600, len(FEATURES)))
+    labels = rows[:, 0] + 0.5 * rows[:, 3] * rows[:, 5] + generator.normal(scale=0.3, size=600) > 0
+    fitted = GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0).fit(rows, labels)
+    model = TreeEnsemble.from_json(json.loads(json.dumps(TreeEnsemble.from_sklearn(fitted).to_json())))
+    unseen = generator.normal(size=(200, len(FEATURES)))
+    assert np.allclose(model.content_probability(unseen), fitted.predict_proba(unseen)[:, 1])
+
+
+def test_a_model_trained_on_other_features_is_refused():
+    document = json.loads(MODEL_PATH.read_text(encoding='utf-8'))
+    document['features'] = document['features'][:-1]
+    with pytest.raises(ValueError, match='train_block_model'):
+        TreeEnsemble.from_json(document).content_probability(np.zeros((1, len(FEATURES))))
+
+
+def test_the_shipped_model_is_what_the_training_script_makes_from_the_train_half(tmp_path, shared_data):
+    """No hand-edited trees: retraining on the even ids gives the same file."""
+    assert content_model().features == FEATURES
+    out = tmp_path / 'block_model.json'
+    subprocess.run([sys.executable, str(REPO / 'benchmarks' / 'train_block_model.py'), '--out', str(out)],
+                   check=True, capture_output=True, cwd=REPO)
+    assert json.loads(out.read_text(encoding='utf-8')) == json.loads(MODEL_PATH.read_text(encoding='utf-8'))
