@@ -5,24 +5,18 @@ and F1 of the main text against the gold text, averaged per page (macro) and ove
 (micro), and each extractor's pages/s; then, on L3S-GN1, how well Focal's block classes match
 the annotators' block labels.
 
-Tokens: NFKC, case-folded; every Han character is a token, every other run of Unicode letters
-and digits is a token (punctuation and whitespace are not). Overlap is the bag-of-tokens
-intersection (Counter &), so a word kept twice when the gold has it once counts once.
+Tokens (extraction_sets.py): every Han character, every other run of letters and digits.
+Overlap is the bag-of-tokens intersection (Counter &), so a word kept twice when the gold has it
+once counts once.
 
-Every extractor gets the same Unicode text: Focal its raw bytes (it decodes them with
-models.html.decode), trafilatura and jusText the same bytes decoded by models.html.decode, with
-the decoding inside their timed call so all three do bytes -> main text. L3S-GN1's files were
-re-encoded to UTF-8 by its authors but kept their old <meta charset> (ISO-8859-1, Big5 ...),
-so its pages come with a 'charset=utf-8' header, as a server would send.
+Pages and gold text: extraction_sets.py. Every extractor gets the same Unicode text: Focal its
+raw bytes (it decodes them with models.html.decode), trafilatura and jusText the same bytes
+decoded by models.html.decode, with the decoding inside their timed call so all three do
+bytes -> main text.
 
-Gold main text: CleanEval and CleanPortalEval, the gold file without its URL line and its
-<p>/<h>/<l> markers; L3S-GN1, the text labelled headline, full text or supplemental (sel1-3:
-the article with its date line and captions; related content and comments are not main
-text); CWCED, articleBody. Pages with no gold tokens are left out (P/R are undefined there).
-
-Focal is rules only: no page of these sets trains it. If rules are ever tuned on them, tune on
-even ids and report `--split test` (odd ids; CWCED has UUIDs, so odd positions in sorted
-order; L3S-GN1's UUIDs are read as hex numbers).
+Focal's rules were tuned and its block model trained (benchmarks/train_block_model.py) on the
+even ids only: `--split test` (the odd ids) is the held-out figure; `all` and `train` include
+pages Focal learnt from.
 
 Run: .venv/bin/python benchmarks/extraction.py [--split all|train|test]
 Needs trafilatura and jusText, which Focal itself does not use: .venv/bin/pip install trafilatura justext
@@ -169,13 +163,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--split', choices=('all', 'train', 'test'), default='all',
-                        help='all pages, the even ids rules are tuned on (train), or the held-out '
-                             'odd ids (test) (default all)')
+                        help='all pages, the even ids Focal is tuned and trained on (train), or the '
+                             'held-out odd ids (test) (default all)')
     args = parser.parse_args()
     sets = load_sets(args.split)
-    print(f'Main text, token P/R/F1 (Han characters, other Unicode words), split {args.split}. '
-          'Focal is rules only: no page here trains it; any tuning would use even ids, reported '
-          'with --split test.')
+    held_out = 'held-out pages only' if args.split == 'test' else 'includes the pages Focal was tuned and trained on'
+    print(f'Main text, token P/R/F1 (Han characters, other Unicode words), split {args.split} ({held_out}).')
     summary = {name: evaluate_set(name, pages, skipped) for name, (pages, skipped) in sets.items()}
     block_accuracy(sets['L3S-GN1'][0])
     print()

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
 
 from extraction_sets import Page, content_type, gold_shares, load_sets, score, token_list
-from models.block_model import CONTENT_PROBABILITY, FEATURES, MODEL_PATH, TreeEnsemble, feature_rows
+from models.block_model import MODEL_PATH, TreeEnsemble, decide_content, feature_rows
 from models.extract import Block, extract_page
 
 GOLD_SHARE = 0.5    # of a block's tokens, from which it is main text
@@ -57,10 +57,9 @@ def fit(pages: list[PageBlocks], parameters: dict) -> TreeEnsemble:
 def main_text(page: PageBlocks, model: TreeEnsemble | None) -> str:
     """The page's main text by the model (as models/extract.py uses it), or by the rules when
     model is None."""
-    keep = [block.kind == 'content' for block in page.blocks]
-    if model is not None and len(page.rows):
-        decided = page.rows[:, FEATURES.index('rule_content')] > 0
-        keep = np.where(decided, model.content_probability(page.rows) >= CONTENT_PROBABILITY, keep)
+    keep = np.array([block.kind == 'content' for block in page.blocks])
+    if model is not None:
+        keep = decide_content(page.rows, keep, model)
     return '\n'.join(block.text for block, kept in zip(page.blocks, keep) if kept)
 
 

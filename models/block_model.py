@@ -191,6 +191,18 @@ def _depth(tree: dict, node: int = 0) -> int:
     return 1 + max(_depth(tree, tree['left'][node]), _depth(tree, tree['right'][node]))
 
 
+def decide_content(rows: np.ndarray, is_content: np.ndarray, model: 'TreeEnsemble | None' = None) -> np.ndarray:
+    """Which blocks of a page are content. The model decides among the blocks the rules found
+    text-dense (rule_content); the others keep is_content (the rules' answer). A page the model
+    would leave with no content keeps the rules' answer: a short brief is still its own main text."""
+    if not len(rows):
+        return is_content
+    model = model or content_model()
+    decided = np.where(rows[:, FEATURES.index('rule_content')] > 0,
+                       model.content_probability(rows) >= CONTENT_PROBABILITY, is_content)
+    return decided if decided.any() or not is_content.any() else is_content
+
+
 @functools.cache
 def content_model() -> TreeEnsemble:
     return TreeEnsemble.from_json(json.loads(MODEL_PATH.read_text(encoding='utf-8')))

@@ -1,8 +1,10 @@
 """One fetched page's bytes -> its text, metadata, blocks and classified links (the Extract step).
 
 SSAPS scores a page block by block (ARCHITECTURE.md, Blocks): links in related-link blocks carry
-their anchor's relevance, navigation blocks a constant, noise blocks nothing. This first
-segmentation is rules-based and takes one walk over the tree.
+their anchor's relevance, navigation blocks a constant, noise blocks nothing. Segmentation and
+rules take one walk over the tree; then a small trained model (models/block_model.py) decides
+content or noise among the blocks the rules found text-dense. Main text = the content blocks in
+document order, a line per paragraph or heading.
 
 Blocks are the containers (div, td, ul, ...) that hold text or links, innermost first, with two
 exceptions that keep a block whole: a container with at most one link and a line or two of text
@@ -24,9 +26,10 @@ import re
 import threading
 from urllib.parse import urljoin
 
+import numpy as np
 from lxml import etree
 
-from models.block_model import CONTENT_PROBABILITY, BlockMeasures, content_model, feature_rows
+from models.block_model import BlockMeasures, decide_content, feature_rows
 from models.html import decode
 from models.text import is_chinese
 from models.urls import normalize_url
@@ -173,10 +176,10 @@ def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[B
     model decides content or noise. What the rules saw more in (link lists, marks, headings such
     as 'Advertisement', hidden subtrees) keeps their class: it is what SSAPS scores links by."""
     rows = feature_rows(measures, [block.text for block in blocks])
-    is_content = content_model().content_probability(rows) >= CONTENT_PROBABILITY
+    is_content = decide_content(rows, np.array([block.kind == 'content' for block in blocks]))
     classes = []
     for block, measure, content in zip(blocks, measures, is_content):
-        kind = ('content' if content else 'noise') if measure.rule_kind == 'content' else block.kind
+        kind = 'content' if content else 'noise' if measure.rule_kind == 'content' else block.kind
         classes.append(block if kind == block.kind else _reclassed(block, kind))
     return classes
 

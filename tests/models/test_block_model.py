@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
-from models.block_model import (FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model, feature_rows,
-                                stop_word_density)
+from models.block_model import (FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model, decide_content,
+                                feature_rows, stop_word_density)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,6 +52,23 @@ def test_exported_trees_predict_what_sklearn_predicts_after_a_json_round_trip():
     model = TreeEnsemble.from_json(json.loads(json.dumps(TreeEnsemble.from_sklearn(fitted).to_json())))
     unseen = generator.normal(size=(200, len(FEATURES)))
     assert np.allclose(model.content_probability(unseen), fitted.predict_proba(unseen)[:, 1])
+
+
+def constant_model(log_odds: float) -> TreeEnsemble:
+    """A one-leaf ensemble: the same answer for every block."""
+    return TreeEnsemble(FEATURES, log_odds, 1.0, [{'feature': [-2], 'threshold': [-2.0], 'left': [-1],
+                                                   'right': [-1], 'value': [0.0]}])
+
+
+def test_the_model_decides_only_the_rules_text_blocks_and_never_empties_a_page():
+    rule_content = FEATURES.index('rule_content')
+    rows = np.zeros((4, len(FEATURES)))
+    rows[[1, 2], rule_content] = 1        # blocks 1 and 2 are the rules' text blocks
+    is_content = np.array([False, True, False, False])  # block 2 was taken out by the article window
+    assert decide_content(rows, is_content, constant_model(3.0)).tolist() == [False, True, True, False]
+    # the model would leave no content: the rules' answer stands
+    assert decide_content(rows, is_content, constant_model(-3.0)).tolist() == [False, True, False, False]
+    assert decide_content(rows[:0], is_content[:0], constant_model(3.0)).tolist() == []
 
 
 def test_a_model_trained_on_other_features_is_refused():
