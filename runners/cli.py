@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     if beam_args and not takes_beam_args:
         parser.error(f'unrecognized arguments: {" ".join(beam_args)}')
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format='%(levelname)s %(name)s: %(message)s')
+                        format='%(levelname)s %(name)s: %(message)s', force=True)  # Beam's import set a handler
     try:
         return args.handler(args, beam_args) if takes_beam_args else args.handler(args)
     except USER_ERRORS as error:

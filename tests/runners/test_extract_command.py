@@ -1,5 +1,7 @@
 """`focal extract` as a user runs it: files and URLs in, one result per input, in input order."""
 import json
+import subprocess
+import sys
 
 from runners.cli import main
 from sandbox.archive import Archive
@@ -46,3 +48,14 @@ def test_urls_are_fetched_through_a_proxy_and_shown_as_text(tmp_path, capsys):
 def test_nothing_readable_is_a_failure(tmp_path, capsys):
     assert main(['extract', str(tmp_path / 'nothing.html')]) == 1
     assert 'could not be read' in capsys.readouterr().err
+
+
+def test_the_installed_command_prints_results_and_no_import_noise(tmp_path):
+    """As a shell runs it: Beam's import-time notice about missing Google Cloud libraries is not shown."""
+    page = tmp_path / 'page.html'
+    page.write_text(ARTICLE.format(title='Rain', text='Heavy rain fell over the city for three days.'),
+                    encoding='utf-8')
+    done = subprocess.run([sys.executable, '-m', 'runners.cli', 'extract', str(page)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.startswith('== file://') and 'Heavy rain' in done.stdout
+    assert done.stderr == ''
