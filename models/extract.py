@@ -49,8 +49,9 @@ _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation',
 _ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
 # A line's start marker says which tag began it, in a whitespace character text processing drops
 # anyway (str.split), so the block model can count paragraphs, list items and headings.
-_LINE_STARTS = {'p': '\n\x1c', **dict.fromkeys(('li', 'dt', 'dd'), '\n\x1d'),
-                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n\x1e')}
+_PARAGRAPH, _LIST_ITEM, _HEADING = '\x1c', '\x1d', '\x1e'
+_LINE_STARTS = {'p': '\n' + _PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n' + _LIST_ITEM),
+                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n' + _HEADING)}
 
 
 def _word_pattern(words: str) -> re.Pattern:
@@ -311,7 +312,7 @@ class _Box:
     small: bool = False           # at most one link and a line or two of text, no marks
     hidden: bool = False          # in a subtree the browser does not show: never content
     own_mark: _Mark | None = None  # the container's own mark, made void if it holds most of the page
-    tag: str = 'body'
+    tag: str = 'body'             # the container's
     depth: int = 0                # containers around it
     chars: int = -1               # visible characters, once counted (_box_chars)
 
@@ -495,8 +496,8 @@ def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
                                               _context(raw, start, start + anchor.raw_length), kind)
                                 for anchor, start in anchors if anchor.url])
     measures = BlockMeasures.of_text(
-        text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count('\x1c'),
-        list_items=raw.count('\x1d'), headings=raw.count('\x1e'), container=box.tag,
+        text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(_PARAGRAPH),
+        list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag,
         depth=box.depth, marker=box.marker, related_marker=box.related_marker, hidden=box.hidden, rule_kind=kind)
     return block, measures
 
