@@ -4,8 +4,9 @@ The rules of models/extract.py classify each block by its marks, heading and lin
 looks at every block again with the features the rules do not weigh together: text length,
 link density, anchor-text share, stop-word density, punctuation, position, the tags it holds,
 class/id marks, the rules' own class, and the same measures of its neighbours (a short line
-between two paragraphs is content, one between two menus is not). Its answer decides content
-vs not content; a block it takes out of the content keeps a non-content class of the rules'.
+between two paragraphs is content, one between two menus is not). It decides content or noise
+among the blocks the rules found text-dense; link lists keep the rules' class, and a page it
+would leave without content keeps the rules' answer (decide_content).
 
 The trees are trained by benchmarks/train_block_model.py on the even ids (training half) of
 ../shared/data/extraction and stored as plain JSON next to this module (no pickle): a fitted
@@ -29,7 +30,7 @@ _CHINESE_FUNCTION_CHARS = frozenset('的了是在和也就都而及与着或等�
 _HAN = re.compile('[\u3400-\u9fff\uf900-\ufaff]')
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SENTENCE_PUNCTUATION = re.compile(r'[.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]')
-_KINDS = ('content', 'related', 'navigation', 'noise')
+BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')  # SSAPS's four
 
 
 @dataclasses.dataclass(slots=True)
@@ -71,7 +72,7 @@ FEATURES = (
     'stop_word_density', 'punctuation_density', 'position', 'text_before', 'page_share',
     'paragraphs_per_line', 'list_items_per_line', 'headings', 'in_table_cell', 'in_list', 'depth',
     'navigation_mark', 'noise_mark', 'related_mark', 'hidden', 'windowed',
-    *(f'rule_{kind}' for kind in _KINDS),
+    *(f'rule_{kind}' for kind in BLOCK_CLASSES),
     'previous_log_chars', 'previous_link_density', 'previous_stop_word_density', 'previous_rule_content',
     'next_log_chars', 'next_link_density', 'next_stop_word_density', 'next_rule_content',
     'page_log_blocks', 'page_content_share',
@@ -116,7 +117,8 @@ def feature_rows(measures: list[BlockMeasures], texts: list[str]) -> np.ndarray:
         'related_mark': column(measure.related_marker for measure in measures),
         'hidden': column(measure.hidden for measure in measures),
         'windowed': column(measure.windowed for measure in measures),
-        **{f'rule_{kind}': column(rule_kind == kind for rule_kind in rule_kinds) for kind in _KINDS},
+        **{f'rule_{kind}': column(rule_kind == kind for rule_kind in rule_kinds)
+           for kind in BLOCK_CLASSES},
     }
     columns['page_log_blocks'] = np.full(count, math.log1p(count))
     columns['page_content_share'] = np.full(count, chars[columns['rule_content'] > 0].sum() / page_chars)

@@ -34,8 +34,6 @@ from models.html import decode
 from models.text import is_chinese
 from models.urls import normalize_url
 
-BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')
-
 _TAG_ROLES = {
     **dict.fromkeys('script style noscript template svg head select textarea iframe object'.split(),
                     'skipped'),
@@ -111,12 +109,12 @@ class ExtractedLink:
     url: str        # absolute, normalised
     anchor: str     # whitespace-collapsed anchor text; an image's alt or title when it has none
     context: str    # up to ~100 characters of the block's text around the anchor
-    block: str      # one of BLOCK_CLASSES
+    block: str      # one of block_model.BLOCK_CLASSES
 
 
 @dataclasses.dataclass
 class Block:
-    kind: str                       # one of BLOCK_CLASSES
+    kind: str                       # one of block_model.BLOCK_CLASSES
     text: str                       # a line per paragraph; a list's heading first
     links: list[ExtractedLink]
 

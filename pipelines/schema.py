@@ -6,13 +6,13 @@ any schema here raises SCHEMA_VERSION, and Focal refuses to mix versions in one 
 """
 import pyarrow as pa
 
-from models import fetch
+from models import block_model, fetch
 
 SCHEMA_VERSION = 2
 
 FETCH_OUTCOMES = fetch.OUTCOMES
 
-BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')
+BLOCK_CLASSES = block_model.BLOCK_CLASSES
 
 _TIMESTAMP = pa.timestamp('ms', tz='UTC')
 

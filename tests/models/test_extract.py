@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from models.extract import BLOCK_CLASSES, extract_page
+from models.block_model import BLOCK_CLASSES
+from models.extract import extract_page
 from sandbox.render import render_response
 from sandbox.site import BLOCK_CLASS, INDEX_PAGE_SIZE, Article, Link, Page, Site, assemble_pages
 
