@@ -43,7 +43,7 @@ def page_blocks(set_name: str, page: Page) -> PageBlocks:
     texts = [block.text for block in extracted.blocks]
     sizes = np.array([max(1, len(token_list(text))) for text in texts], dtype=float)
     shares = np.array(gold_shares(texts, page.gold))
-    return PageBlocks(set_name, page, extracted.blocks, feature_rows(extracted.measures, texts),
+    return PageBlocks(set_name, page, extracted.blocks, feature_rows(extracted.measures),
                       shares >= GOLD_SHARE, sizes / sizes.sum() if len(sizes) else sizes)
 
 

@@ -39,7 +39,6 @@ class BlockMeasures:
     chars: int                  # visible characters
     anchor_chars: int           # of which inside anchors ('#' and javascript: ones too)
     links: int                  # anchors, '#' and javascript: ones too
-    lines: int
     paragraphs: int             # <p> in it
     list_items: int             # <li>, <dt>, <dd>
     headings: int               # <h1> ... <h6>
@@ -49,11 +48,16 @@ class BlockMeasures:
     related_marker: bool        # a related-list word on it or above
     hidden: bool
     rule_kind: str              # the rules' class, before the article window
+    lines: int
+    stop_word_density: float
+    punctuation: int            # sentence punctuation marks
     windowed: bool = False      # the article window took it out of the content
 
     @classmethod
     def of_text(cls, text: str, **measures) -> 'BlockMeasures':
-        return cls(lines=text.count('\n') + 1 if text else 0, **measures)
+        """With the measures read off the block's text."""
+        return cls(lines=text.count('\n') + 1 if text else 0, stop_word_density=stop_word_density(text),
+                   punctuation=len(_SENTENCE_PUNCTUATION.findall(text)), **measures)
 
 
 def stop_word_density(text: str) -> float:
@@ -80,7 +84,7 @@ FEATURES = (
 _NEIGHBOUR_FEATURES = ('log_chars', 'link_density', 'stop_word_density', 'rule_content')
 
 
-def feature_rows(measures: list[BlockMeasures], texts: list[str]) -> np.ndarray:
+def feature_rows(measures: list[BlockMeasures]) -> np.ndarray:
     """One row of FEATURES per block of a page, computed a column at a time."""
     count = len(measures)
 
@@ -100,9 +104,8 @@ def feature_rows(measures: list[BlockMeasures], texts: list[str]) -> np.ndarray:
         'log_links': np.log1p(column(measure.links for measure in measures)),
         'log_lines': np.log1p(lines),
         'log_chars_per_line': np.log1p(chars / per_line),
-        'stop_word_density': column(stop_word_density(text) for text in texts),
-        'punctuation_density': column(len(_SENTENCE_PUNCTUATION.findall(text)) for text in texts)
-                               / np.maximum(chars, 1),
+        'stop_word_density': column(measure.stop_word_density for measure in measures),
+        'punctuation_density': column(measure.punctuation for measure in measures) / np.maximum(chars, 1),
         'position': np.arange(count) / max(1, count - 1),
         'text_before': (np.cumsum(chars) - chars) / page_chars,
         'page_share': chars / page_chars,
@@ -137,6 +140,9 @@ class TreeEnsemble:
     instead of a few per tree."""
 
     def __init__(self, features: tuple[str, ...], prior: float, learning_rate: float, trees: list[dict]):
+        if tuple(features) != FEATURES:
+            raise ValueError('block_model.json was trained on other features: run '
+                             'benchmarks/train_block_model.py')
         self.features, self.prior, self.learning_rate = tuple(features), prior, learning_rate
         self.trees = trees          # per tree, lists: feature, threshold, left, right, value (leaf: left -1)
         nodes = max(len(tree['left']) for tree in trees)
@@ -157,9 +163,6 @@ class TreeEnsemble:
 
     def content_probability(self, rows: np.ndarray) -> np.ndarray:
         """P(content) per row."""
-        if self.features != FEATURES:
-            raise ValueError('block_model.json was trained on other features: run '
-                             'benchmarks/train_block_model.py')
         rows = rows.astype(np.float32)  # as sklearn's trees compare
         node = np.repeat(self._roots[None, :], len(rows), axis=0)
         for _ in range(self._depth):

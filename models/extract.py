@@ -174,7 +174,7 @@ def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[B
     """Among the blocks the rules found text-dense (content, before the article window), the block
     model decides content or noise. What the rules saw more in (link lists, marks, headings such
     as 'Advertisement', hidden subtrees) keeps their class: it is what SSAPS scores links by."""
-    rows = feature_rows(measures, [block.text for block in blocks])
+    rows = feature_rows(measures)
     is_content = decide_content(rows, np.array([block.kind == 'content' for block in blocks]))
     classes = []
     for block, measure, content in zip(blocks, measures, is_content):

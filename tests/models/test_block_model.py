@@ -32,7 +32,7 @@ def test_feature_rows_measure_each_block_and_its_neighbours():
     texts = ['Home\nNews\nSport', 'A long paragraph of the story, with words.', '']
     rows = feature_rows([measures(texts[0], anchor_chars=13, links=3, rule_kind='navigation', list_items=3,
                                   container='ul', marker='navigation'),
-                         measures(texts[1]), measures(texts[2], rule_kind='noise')], texts)
+                         measures(texts[1]), measures(texts[2], rule_kind='noise')])
     column = {name: rows[:, index] for index, name in enumerate(FEATURES)}
     assert rows.shape == (3, len(FEATURES))
     assert column['link_density'].tolist() == [1.0, 0.0, 1.0]  # an empty block is all links: nothing to read
@@ -41,7 +41,7 @@ def test_feature_rows_measure_each_block_and_its_neighbours():
     assert column['previous_link_density'].tolist() == [0.0, 1.0, 0.0]
     assert column['next_rule_content'].tolist() == [1.0, 0.0, 0.0]
     assert column['page_content_share'][0] == pytest.approx(35 / (13 + 35))  # visible characters
-    assert feature_rows([], []).shape == (0, len(FEATURES))
+    assert feature_rows([]).shape == (0, len(FEATURES))
 
 
 def test_exported_trees_predict_what_sklearn_predicts_after_a_json_round_trip():
