@@ -35,7 +35,7 @@ except ImportError as missing:
              'is not installed; they are benchmark-only (not in setup.py):\n'
              '  .venv/bin/pip install trafilatura justext')
 
-from extraction_sets import L3S_LABELS, NO_LABEL, Page, aligned, content_type, load_sets, score, token_list
+from extraction_sets import L3S_LABELS, NO_LABEL, Page, aligned, content_type, load_sets, score, token_stream
 from models.extract import Block, extract_page
 from models.html import decode
 
@@ -111,20 +111,12 @@ def unit_predictions(units: list[tuple[str, str]], blocks: list[Block]) -> list[
     (difflib, in document order, so a repeated word matches where it belongs); a unit takes the
     class holding most of its characters, or 'dropped' when most are in no block. Characters
     are its tokens' characters: whitespace and punctuation do not weigh."""
-    gold, gold_unit = [], []
-    for index, (_, text) in enumerate(units):
-        words = token_list(text)
-        gold += words
-        gold_unit += [index] * len(words)
-    focal, focal_class = [], []
-    for block in blocks:
-        words = token_list(block.text)
-        focal += words
-        focal_class += [block.kind] * len(words)
+    gold, gold_unit = token_stream([text for _, text in units])
+    focal, focal_block = token_stream([block.text for block in blocks])
     chars = [collections.Counter() for _ in units]
     matched = [False] * len(gold)
     for position, focal_position in aligned(gold, focal):
-        chars[gold_unit[position]][focal_class[focal_position]] += len(gold[position])
+        chars[gold_unit[position]][blocks[focal_block[focal_position]].kind] += len(gold[position])
         matched[position] = True
     for position, word in enumerate(gold):
         if not matched[position]:

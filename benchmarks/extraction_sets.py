@@ -80,14 +80,20 @@ def aligned(first: list[str], second: list[str]):
             yield first_start + offset, second_start + offset
 
 
+def token_stream(texts: list[str]) -> tuple[list[str], list[int]]:
+    """The tokens of several texts in order, and for each token the index of its text."""
+    stream, owners = [], []
+    for index, text in enumerate(texts):
+        words = token_list(text)
+        stream += words
+        owners += [index] * len(words)
+    return stream, owners
+
+
 def gold_shares(texts: list[str], gold: str) -> list[float]:
     """For each text (a page's blocks in document order), the share of its tokens that are the
     gold text's, aligned in order."""
-    page_tokens, owners = [], []
-    for index, text in enumerate(texts):
-        words = token_list(text)
-        page_tokens += words
-        owners += [index] * len(words)
+    page_tokens, owners = token_stream(texts)
     matched = [0] * len(texts)
     for _, position in aligned(token_list(gold), page_tokens):
         matched[owners[position]] += 1
