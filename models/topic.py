@@ -58,15 +58,39 @@ class Topic:
         Path(path).write_text(self.to_yaml(), encoding='utf-8')
 
 
+def _read_yaml(path: str | Path, kind: str):
+    try:
+        return yaml.safe_load(Path(path).read_text(encoding='utf-8'))
+    except OSError as error:
+        raise TopicError(f'cannot read {kind} file {path}: {error.strerror}') from error
+    except yaml.YAMLError as error:
+        raise TopicError(f'{kind} file {path} is not valid YAML: {error}') from error
+
+
 def load_topic(path: str | Path) -> Topic:
     """Read and validate a topic YAML file."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
-    except OSError as error:
-        raise TopicError(f'cannot read topic file {path}: {error.strerror}') from error
-    except yaml.YAMLError as error:
-        raise TopicError(f'topic file {path} is not valid YAML: {error}') from error
-    return topic_from_dict(data, source=str(path))
+    return topic_from_dict(_read_yaml(path, 'topic'), source=str(path))
+
+
+@dataclasses.dataclass
+class Task:
+    """A sandbox task file: a topic file plus the label it is judged by (`relevant_column` of the
+    web's labels.parquet). The crawler reads only the topic; evaluation reads the rest."""
+    topic: Topic
+    label: str | None
+    relevant_column: str | None
+    file: str
+
+    def summary(self) -> dict:
+        """What crawl.json records of the task."""
+        return {'file': self.file, 'label': self.label, 'relevant_column': self.relevant_column}
+
+
+def load_task(path: str | Path) -> Task:
+    """Read a task file (`focal sandbox build` writes them to WEB_DIR/tasks/NAME.yaml)."""
+    data = _read_yaml(path, 'task')
+    topic = topic_from_dict(data, source=str(path))
+    return Task(topic, data.get('label'), data.get('relevant_column'), str(Path(path).resolve()))
 
 
 def topic_from_dict(data, source: str = 'topic') -> Topic:

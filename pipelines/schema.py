@@ -1,14 +1,16 @@
 """Every Parquet table of a crawl directory, in one place.
 
 Round tables live in `rounds/NNNNNN/`, rank tables in `ranks/NNNNNN/`. Every table has a
-`round` column (the round that wrote the row) and a `url` column (normalised). A change to
+`round` column (the round that wrote the row), and every table of URLs a `url` column
+(normalised). The strategy's state after choosing a round's frontier is committed with the
+round as `selector/NNNNNN.json` (pipelines/state.py). A change to
 any schema here raises SCHEMA_VERSION, and Focal refuses to mix versions in one directory.
 """
 import pyarrow as pa
 
 from models import block_model, fetch
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 FETCH_OUTCOMES = fetch.OUTCOMES
 
@@ -25,6 +27,7 @@ FRONTIER = pa.schema([
     ('priority', pa.float64()),     # the strategy's score when it chose the URL
     ('depth', pa.int32()),          # Shark/SSAPS depth or DTH tunnel budget left; -1 if unused
     ('parent_url', pa.string()),    # page the URL was found on; null for seeds and search results
+    ('position', pa.int32()),       # place in the round's choice, 0 = chosen first
 ])
 
 # One row per fetch attempt, redirects included, with its typed outcome.
@@ -56,7 +59,9 @@ PAGES = pa.schema([
     ('canonical', pa.string()),
     ('encoding', pa.string()),
     ('relevance', pa.float64()),    # page relevance to the topic (VSM)
-    ('terms', pa.list_(pa.string())),  # distinct index terms: the crawl's TF-IDF statistics
+    ('terms', pa.list_(pa.string())),         # distinct index terms of title and main text, sorted
+    ('term_counts', pa.list_(pa.int32())),    # how often terms[i] occurs (the rankers' TF)
+    ('depth', pa.int32()),          # the depth budget the page was fetched with (its frontier row)
     ('fetched_at', _TIMESTAMP),
 ])
 
@@ -68,18 +73,46 @@ LINKS = pa.schema([
     ('anchor', pa.string()),
     ('context', pa.string()),       # text around the anchor
     ('block', pa.string()),         # one of BLOCK_CLASSES
-    ('predicted_relevance', pa.float64()),
+    ('link_index', pa.int32()),     # place of the link on its page, 0 = first
+    ('anchor_relevance', pa.float64()),   # cos(topic, anchor words)
+    ('context_relevance', pa.float64()),  # cos(topic, words around the anchor); 0 outside content/related blocks
+    ('url_relevance', pa.float64()),      # cos(topic, words of the target URL)
+    ('priority', pa.float64()),     # the crawl strategy's score of the link; null if it dropped the link
 ])
 
-# URLs known but not yet fetched, with what is known of them.
+# The frontier as data: every URL known and not yet requested after the round, one row per
+# normalised URL, computed in the round pipeline (transforms/frontier.py UpdateFrontier) from the
+# previous round's candidates, this round's links and every URL requested or reached by redirect.
+# A URL found again keeps the row of its best link (highest priority, then earliest found), the
+# largest depth budget, its first round and the count of links to it (models/frontier.py).
 CANDIDATES = pa.schema([
-    ('round', pa.int32()),
+    ('round', pa.int32()),          # the round whose commit holds this table
     ('url', pa.string()),
-    ('operator', pa.string()),
-    ('score', pa.float64()),
-    ('parent_url', pa.string()),
+    ('host', pa.string()),
+    ('priority', pa.float64()),     # the strategy's best score of any link or result to the URL
+    ('depth', pa.int32()),          # largest depth (Shark/SSAPS) or tunnel budget (DTH) given; -1 unused
+    ('operator', pa.string()),      # what found the best link: link (a fetched page's outlink), FC, BC, KS, RS
+    ('parent_url', pa.string()),    # the page of the best link; null for search results
+    ('parent_relevance', pa.float64()),  # that page's relevance to the topic
+    ('block', pa.string()),         # the best link's block on its page (BLOCK_CLASSES)
+    ('anchor', pa.string()),
+    ('anchor_relevance', pa.float64()),
+    ('context_relevance', pa.float64()),
+    ('url_relevance', pa.float64()),
+    ('first_round', pa.int32()),    # round the URL was first found in
+    ('parent_position', pa.int32()),  # the best link's page: its place in its round's frontier
+    ('link_index', pa.int32()),     # the best link's place on that page
+    ('times_linked', pa.int32()),   # links (or results) to the URL found so far
     ('title', pa.string()),         # from a search result, when there was one
     ('snippet', pa.string()),
+])
+
+# The crawl's document frequencies after the round (WL eq. 3's D_i over every page fetched so far,
+# cumulative), read by the next round's Score stage; D is the sum of the manifests' pages rows.
+TERM_STATS = pa.schema([
+    ('round', pa.int32()),
+    ('term', pa.string()),
+    ('documents', pa.int64()),      # pages whose title or main text hold the term
 ])
 
 PAGERANK = pa.schema([
@@ -97,5 +130,5 @@ RANKING = pa.schema([
 ])
 
 ROUND_TABLES = {'frontier': FRONTIER, 'fetch_log': FETCH_LOG, 'pages': PAGES, 'links': LINKS,
-                'candidates': CANDIDATES}
+                'candidates': CANDIDATES, 'term_stats': TERM_STATS}
 RANK_TABLES = {'pagerank': PAGERANK, 'ranking': RANKING}

@@ -77,6 +77,7 @@ class CrawlDir:
         self.config = config
         self._fs = filesystem
         self._path = path
+        self._writing: set[str] = set()  # this process's pending rounds: not leftovers of a crash
 
     # -- opening ------------------------------------------------------------------------
 
@@ -122,7 +123,7 @@ class CrawlDir:
                     committed.append(int(name))
                 else:
                     half_written.append(full)
-            elif _PENDING_DIR.match(name):
+            elif _PENDING_DIR.match(name) and full not in self._writing:
                 half_written.append(full)
         if half_written:
             log.warning('ignoring %d half-written %s (never committed): %s', len(half_written),
@@ -144,13 +145,12 @@ class CrawlDir:
         _check_version(manifest.get('schema_version'), posixpath.join(directory, MANIFEST))
         return manifest
 
-    def read_table(self, table: str, round_number: int | None = None,
-                   kind: str = 'rounds') -> pa.Table:
-        """One table of one committed round, or of every committed round when none is given."""
-        table_schema = _table_schema(kind, table)
-        rounds = self.committed_rounds(kind) if round_number is None else [round_number]
-        parts = []
-        for number in rounds:
+    def committed_files(self, table: str, rounds: list[int] | None = None, kind: str = 'rounds') -> list[str]:
+        """Paths of one table's files in committed rounds (all when none are given), each checked
+        against its manifest: what a Beam pipeline reads (pipelines/committed.py)."""
+        _table_schema(kind, table)
+        paths = []
+        for number in self.committed_rounds(kind) if rounds is None else rounds:
             entry = self.manifest(number, kind)['tables'].get(table, {'files': []})
             directory = self._round_dir(kind, number)
             for file in entry['files']:
@@ -159,17 +159,70 @@ class CrawlDir:
                 if info.type != pafs.FileType.File or info.size != file['bytes']:
                     raise StateError(f'{path} does not match its manifest (missing or resized): '
                                      'the crawl directory was changed after the round was committed')
-                parts.append(pq.read_table(path, filesystem=self._fs, schema=table_schema))
+                paths.append(path)
+        return paths
+
+    def uri(self, path: str) -> str:
+        """A path of this crawl as Beam names it: pyarrow's remote paths lack the scheme."""
+        root = str(self.root)
+        return f'{root.split("://", 1)[0]}://{path}' if '://' in root else path
+
+    def read_table(self, table: str, round_number: int | None = None, kind: str = 'rounds',
+                   columns: list[str] | None = None) -> pa.Table:
+        """One table of one committed round, or of every committed round when none is given."""
+        table_schema = _table_schema(kind, table)
+        if columns:
+            table_schema = pa.schema([table_schema.field(c) for c in columns])
+        rounds = None if round_number is None else [round_number]
+        parts = [pq.read_table(path, filesystem=self._fs, schema=table_schema, columns=columns)
+                 for path in self.committed_files(table, rounds, kind)]
         return pa.concat_tables(parts) if parts else table_schema.empty_table()
+
+    def summaries(self, kind: str = 'rounds') -> list[dict]:
+        """The driver's summary of every committed round (requested URLs, pages, outcomes)."""
+        return [self.manifest(number, kind).get('summary', {}) for number in self.committed_rounds(kind)]
+
+    # -- selector state -------------------------------------------------------------------
+
+    def write_selector(self, round_number: int, document: dict) -> dict:
+        """selector/NNNNNN.json: the strategy's state after choosing the round's frontier. Written
+        before the round runs and named in its manifest, so only a committed round's counts."""
+        directory = posixpath.join(self._path, 'selector')
+        self._fs.create_dir(directory, recursive=True)
+        path = posixpath.join(directory, f'{round_number:06d}.json')
+        _write_json_atomically(self._fs, path, document)
+        return {'name': f'selector/{round_number:06d}.json', 'bytes': self._fs.get_file_info(path).size,
+                'sha256': _sha256(self._fs, path)}
+
+    def read_selector(self, round_number: int) -> dict:
+        """The selector state committed with a round (checked against its manifest)."""
+        entry = self.manifest(round_number).get('selector')
+        if not entry:
+            raise StateError(f'round {round_number:06d} of {self.root} was committed without a selector '
+                             'state: it was written by another Focal release; start a new crawl')
+        path = posixpath.join(self._path, entry['name'])
+        try:
+            with self._fs.open_input_stream(path) as stream:
+                data = stream.read()
+        except FileNotFoundError:
+            raise StateError(f'{path} is missing: the crawl directory was changed after round '
+                             f'{round_number} was committed; restore it or start a new crawl') from None
+        if hashlib.sha256(data).hexdigest() != entry['sha256']:
+            raise StateError(f'{path} fails its checksum: it was changed after round {round_number} '
+                             'was committed; restore it or start a new crawl')
+        return json.loads(data)
 
     def verify(self, round_number: int, kind: str = 'rounds') -> None:
         """Check every file of a committed round against the SHA-256 in its manifest."""
         directory = self._round_dir(kind, round_number)
-        for entry in self.manifest(round_number, kind)['tables'].values():
-            for file in entry['files']:
-                path = posixpath.join(directory, file['name'])
-                if _sha256(self._fs, path) != file['sha256']:
-                    raise StateError(f'{path} fails its checksum: the file is damaged')
+        manifest = self.manifest(round_number, kind)
+        files = [(posixpath.join(directory, file['name']), file['sha256'])
+                 for entry in manifest['tables'].values() for file in entry['files']]
+        if manifest.get('selector'):
+            files.append((posixpath.join(self._path, manifest['selector']['name']), manifest['selector']['sha256']))
+        for path, sha256 in files:
+            if _sha256(self._fs, path) != sha256:
+                raise StateError(f'{path} fails its checksum: the file is damaged')
 
     # -- writing --------------------------------------------------------------------------
 
@@ -186,6 +239,7 @@ class CrawlDir:
                 self._fs.delete_dir(posixpath.join(self._path, kind, name))
         pending = posixpath.join(self._path, kind, f'.pending-{round_number:06d}-{uuid.uuid4().hex}')
         self._fs.create_dir(pending, recursive=True)
+        self._writing.add(pending)
         return PendingRound(self, kind, round_number, pending)
 
     # -- helpers --------------------------------------------------------------------------
@@ -208,6 +262,11 @@ class PendingRound:
         self.round = round_number
         self.path = path
 
+    @property
+    def uri(self) -> str:
+        """Where a Beam pipeline writes this round's shards."""
+        return self.crawl.uri(self.path)
+
     def table_path(self, table: str) -> str:
         _table_schema(self.kind, table)
         return posixpath.join(self.path, f'{table}.parquet')
@@ -218,17 +277,28 @@ class PendingRound:
             data = pa.Table.from_pylist(data, schema=table_schema)
         pq.write_table(data.cast(table_schema), self.table_path(table), filesystem=self.crawl._fs)
 
+    def read_table(self, table: str, columns: list[str] | None = None) -> pa.Table:
+        """A table written into this round so far (all of its shards)."""
+        table_schema = _table_schema(self.kind, table)
+        if columns:
+            table_schema = pa.schema([table_schema.field(c) for c in columns])
+        paths = [info.path for info in self.crawl._fs.get_file_info(pafs.FileSelector(self.path))
+                 if (match := _TABLE_FILE.match(posixpath.basename(info.path))) and match.group('table') == table]
+        parts = [pq.read_table(path, filesystem=self.crawl._fs, schema=table_schema, columns=columns)
+                 for path in sorted(paths)]
+        return pa.concat_tables(parts) if parts else table_schema.empty_table()
+
     def table_writer(self, table: str) -> pq.ParquetWriter:
         """A streaming writer for a table too large to hold in memory."""
         return pq.ParquetWriter(self.table_path(table), _table_schema(self.kind, table),
                                 filesystem=self.crawl._fs)
 
-    def commit(self) -> dict:
-        """Validate every file, write the manifest last, and move the round into place."""
+    def commit(self, summary: dict | None = None, selector: dict | None = None) -> dict:
+        """Validate every file, write the manifest last, and move the round into place. The
+        manifest also keeps the driver's summary of the round and names its selector state."""
         filesystem = self.crawl._fs
         tables: dict[str, dict] = {}
-        selector = pafs.FileSelector(self.path)
-        for info in sorted(filesystem.get_file_info(selector), key=lambda i: i.path):
+        for info in sorted(filesystem.get_file_info(pafs.FileSelector(self.path)), key=lambda i: i.path):
             name = posixpath.basename(info.path)
             match = _TABLE_FILE.match(name)
             if not match:
@@ -246,6 +316,10 @@ class PendingRound:
                                    'sha256': _sha256(filesystem, info.path)})
         manifest = {'schema_version': schema.SCHEMA_VERSION, 'kind': self.kind,
                     'round': self.round, 'committed_at': _now(), 'tables': tables}
+        if summary is not None:
+            manifest['summary'] = summary
+        if selector is not None:
+            manifest['selector'] = selector
         final = self.crawl._round_dir(self.kind, self.round)
         if filesystem.get_file_info(final).type != pafs.FileType.NotFound:
             raise StateError(f'{final} already exists: another process committed round '

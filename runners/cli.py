@@ -3,6 +3,8 @@ import argparse
 import logging
 import sys
 
+from models.settings import SettingsError
+from models.strategies import StrategyError
 from models.topic import TopicError
 from pipelines.state import StateError
 from runners import crawl_command, demo, extract_command, sandbox_command, topic_command
@@ -17,7 +19,7 @@ from sandbox.search_index import SearchIndexError
 from sandbox.server import SandboxError
 from sandbox.stats import WebDirError
 
-USER_ERRORS = (CommandError, CrawlError, TopicError, StateError, BuildError, CorpusError, WebDirError,
+USER_ERRORS = (CommandError, CrawlError, SettingsError, StrategyError, TopicError, StateError, BuildError, CorpusError, WebDirError,
                ArchiveError, SearchIndexError, FaultError, SandboxError, ReportError)
 
 

@@ -11,10 +11,12 @@ import shutil
 import time
 from pathlib import Path
 
+from models.settings import CrawlSettings, FetchSettings
+from models.strategies import STRATEGIES
+from models.topic import load_task
 from pipelines.state import CrawlDir
 from runners import report
-from runners.driver import Driver, new_crawl_config
-from runners.crawl_command import task_file_contents
+from runners.driver import Driver
 from sandbox.build import ensure_web
 from sandbox.server import SandboxServer, open_web
 
@@ -27,20 +29,28 @@ def sandbox_web(workdir: Path) -> Path:
     return web_dir
 
 
+def sandbox_settings(task, proxy_url: str, **settings) -> CrawlSettings:
+    """Settings of a crawl of a sandbox task through its server: no per-host delay (the server is
+    ours, on this machine), everything else as given or Focal's defaults."""
+    return CrawlSettings(topic=task.topic, seeds=list(task.topic.seeds), task=task.summary(),
+                         fetch=FetchSettings(delay=0.0, proxy=proxy_url), **settings)
+
+
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     workdir = Path(args.workdir)
     web_dir = sandbox_web(workdir)
     task_path = web_dir / 'tasks' / f'{args.label}.yaml'
-    topic, seeds, task = task_file_contents(task_path)
+    task = load_task(task_path)
     crawl_root = workdir / f'crawl-{args.label}-{args.strategy}'
     shutil.rmtree(crawl_root, ignore_errors=True)
     with SandboxServer(*open_web(web_dir)) as server:
         print(f'sandbox server: {server.proxy_url} (proxy and search API); crawling "{args.label}" from '
-              f'{len(seeds)} seed pages with {args.strategy}, {args.budget} pages in rounds of {args.round_size}')
-        config = new_crawl_config(topic, seeds, args.strategy, args.budget, args.round_size, delay=0.0,
-                                  timeout=10.0, proxy=server.proxy_url, allow_hosts=[], task=task)
-        Driver(CrawlDir.create(str(crawl_root), config), []).run()
+              f'{len(task.topic.seeds)} seed pages with {args.strategy}, {args.budget} pages in rounds of '
+              f'{args.round_size}')
+        settings = sandbox_settings(task, server.proxy_url, strategy=args.strategy, budget=args.budget,
+                                    round_size=args.round_size)
+        Driver(CrawlDir.create(str(crawl_root), settings.to_dict())).run()
     out = report.write_report(crawl_root, web_dir, task_path, crawl_root / 'report')
     summary = json.loads((out.parent / 'summary.json').read_text(encoding='utf-8'))
     print('\n' + report.format_summary(summary))
@@ -53,7 +63,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser('demo', help='crawl the built-in sandbox web and report',
                                    description=__doc__)
     parser.add_argument('--label', default='房产', help='sandbox task (default: %(default)s)')
-    parser.add_argument('--strategy', default='best-first', choices=['best-first', 'bfs'])
+    parser.add_argument('--strategy', default='best-first', choices=list(STRATEGIES))
     parser.add_argument('--budget', type=int, default=600, help='pages to fetch (default: %(default)s)')
     parser.add_argument('--round-size', type=int, default=60, help='URLs per round (default: %(default)s)')
     parser.add_argument('--workdir', default='.demo', help='where the demo writes its files')

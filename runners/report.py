@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-import yaml
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from models.evaluation import EvaluationError, GroundTruth, fetch_order, harvest_curve, summarize
+from models.topic import Task, TopicError, load_task as load_task_file
 from pipelines.state import CrawlDir, StateError, final_outcomes
 
 TOP_PAGES = 20
@@ -26,20 +26,16 @@ class ReportError(ValueError):
     """The crawl or the web lacks what the report needs; the message says what to give instead."""
 
 
-def load_task(task_file: str | Path, web_dir: str | Path) -> dict:
+def load_task(task_file: str | Path, web_dir: str | Path) -> Task:
     """A task file of the sandbox web: a topic plus the label column it is judged by."""
-    path = Path(task_file)
     tasks_dir = Path(web_dir) / 'tasks'
     known = ', '.join(sorted(p.name for p in tasks_dir.glob('*.yaml'))) or 'none'
     try:
-        task = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except OSError as error:
-        raise ReportError(f'cannot read task file {path}: {error.strerror}; the tasks of '
-                          f'{web_dir} are in {tasks_dir}: {known}') from None
-    except yaml.YAMLError as error:
-        raise ReportError(f'task file {path} is not valid YAML: {error}') from None
-    if not isinstance(task, dict) or not task.get('relevant_column'):
-        raise ReportError(f'{path} has no relevant_column: it is a topic, not a task; give one of '
+        task = load_task_file(task_file)
+    except TopicError as error:
+        raise ReportError(f'{error}; the tasks of {web_dir} are in {tasks_dir}: {known}') from None
+    if not task.relevant_column:
+        raise ReportError(f'{task_file} has no relevant_column: it is a topic, not a task; give one of '
                           f'the task files in {tasks_dir} ({known})')
     return task
 
@@ -130,7 +126,7 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
     except StateError as error:
         raise ReportError(str(error)) from None
     task = load_task(task_file, web_dir)
-    truth = load_truth(web_dir, task['relevant_column'])
+    truth = load_truth(web_dir, task.relevant_column)
     config = crawl.config
     pages = crawl.read_table('pages')
     urls = fetch_order(pages)
@@ -142,8 +138,8 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     png = plot_harvest(urls, truth, summary['fifths'], out / 'harvest.png')
-    about = {'task': task.get('name') or task.get('label') or Path(task_file).stem,
-             'label': task.get('label'), 'relevant_column': task['relevant_column'],
+    about = {'task': task.topic.name or task.label or Path(task_file).stem,
+             'label': task.label, 'relevant_column': task.relevant_column,
              'strategy': config.get('strategy'), 'rounds': len(rounds),
              'round_size': config.get('round_size'), 'crawl_dir': str(crawl_dir),
              'web_dir': str(web_dir)}

@@ -8,7 +8,7 @@ from models import text
 from models.extract import extract_page
 
 CONTEXT_BLOCKS = ('content', 'related')  # elsewhere the "context" is only more menu anchors
-_URL_WORDS = re.compile(r'[^\w\u4e00-\u9fff]+')
+_URL_WORDS = re.compile(f'[^\\w{text._HAN}]+')
 
 
 def url_words(url: str) -> str:
@@ -17,7 +17,8 @@ def url_words(url: str) -> str:
 
 
 class ExtractPagesFn(beam.DoFn):
-    """Fetched page -> decoded, segmented page with its tokens and its links' tokens."""
+    """Fetched page -> decoded, segmented page with its tokens and, per link, the terms of its
+    anchor, its context (content and related blocks only) and its URL, kept apart."""
 
     def __init__(self):
         self.unreadable = Metrics.counter(self.__class__, 'unreadable_pages')
@@ -27,8 +28,15 @@ class ExtractPagesFn(beam.DoFn):
         if page.error:
             self.unreadable.inc()
         tokens = text.tokenize(f'{page.title}\n{page.text}')
-        links = []
-        for link in page.links:
-            words = f'{link.anchor} {link.context if link.block in CONTEXT_BLOCKS else ""} {url_words(link.url)}'
-            links.append((link, text.tokenize(words)))
+        links = [(link, text.tokenize(link.anchor),
+                  text.tokenize(link.context) if link.block in CONTEXT_BLOCKS else [],
+                  text.tokenize(url_words(link.url)))
+                 for link in page.links]
         yield {**fetched, 'page': page, 'tokens': tokens, 'links': links}
+
+
+class Extract(beam.PTransform):
+    """Fetched pages -> extracted pages (see ExtractPagesFn)."""
+
+    def expand(self, fetched_pages):
+        return fetched_pages | 'ExtractPages' >> beam.ParDo(ExtractPagesFn())

@@ -14,10 +14,11 @@ log = logging.getLogger(__name__)
 
 
 class FetchHostBatchFn(beam.DoFn):
-    """(host, URLs) -> one fetch-log row per attempt; fetched HTML pages on the 'pages' output.
+    """(host, frontier rows) -> one fetch-log row per attempt; fetched HTML pages on 'pages'.
 
     One requests.Session per DoFn instance (setup/teardown), and one host's URLs in one call, so
-    the per-host delay and robots.txt cache hold without coordination between workers.
+    the per-host delay and robots.txt cache hold without coordination between workers. A page
+    carries its frontier row's depth and position, which its links inherit in Score.
     """
 
     def __init__(self, policy: FetchPolicy, round_number: int):
@@ -34,9 +35,9 @@ class FetchHostBatchFn(beam.DoFn):
         self.fetcher.close()
 
     def process(self, host_batch):
-        _, urls = host_batch
-        for url in urls:
-            result = self.fetcher.fetch(url)
+        _, frontier_rows = host_batch
+        for chosen in sorted(frontier_rows, key=lambda row: row['position']):
+            result = self.fetcher.fetch(chosen['url'])
             self.outcomes[result.outcome].inc()
             for attempt in result.attempts:
                 yield {'round': self.round, 'url': result.url, 'attempt': attempt.attempt,
@@ -46,10 +47,11 @@ class FetchHostBatchFn(beam.DoFn):
                        'started_at': attempt.started_at, 'elapsed_ms': attempt.elapsed_ms,
                        'error': attempt.error}
             if result.outcome == 'ok':
-                yield beam.pvalue.TaggedOutput('pages', {
+                yield beam.pvalue.TaggedOutput(Fetch.PAGES, {
                     'url': result.url, 'final_url': result.final.final_url,
                     'host': host_of(result.final.final_url), 'body': result.body,
-                    'content_type': result.final.content_type,
+                    'content_type': result.final.content_type, 'depth': chosen['depth'],
+                    'position': chosen['position'],
                     'fetched_at': result.final.started_at or datetime.datetime.now(datetime.timezone.utc)})
             self._report_progress()
 
@@ -59,3 +61,29 @@ class FetchHostBatchFn(beam.DoFn):
         if time.monotonic() - self.last_report >= PROGRESS_SECONDS:
             self.last_report = time.monotonic()
             log.warning('round %d: this worker has fetched %d URLs so far', self.round, self.fetched)
+
+
+class Fetch(beam.PTransform):
+    """Frontier rows -> {'log': a fetch-log row per attempt, 'pages': fetched HTML pages}."""
+    LOG, PAGES = 'log', 'pages'
+
+    def __init__(self, policy: FetchPolicy, round_number: int):
+        super().__init__()
+        self.policy = policy
+        self.round = round_number
+
+    def expand(self, frontier):
+        fetched = (frontier
+                   | 'KeyByHost' >> beam.Map(lambda row: (host_of(row['url']), row))
+                   | 'GroupByHost' >> beam.GroupByKey()
+                   | 'FetchHostBatch' >> beam.ParDo(FetchHostBatchFn(self.policy, self.round))
+                   .with_outputs(self.PAGES, main=self.LOG))
+        return {self.LOG: fetched[self.LOG], self.PAGES: fetched[self.PAGES]}
+
+
+def reached_urls(log_row: dict):
+    """Every URL a fetch attempt requested or was redirected through: none is a candidate again."""
+    yield log_row['url']
+    if log_row['final_url']:
+        yield log_row['final_url']
+    yield from log_row['redirects'] or ()

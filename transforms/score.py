@@ -1,43 +1,94 @@
-"""Score: extracted pages -> page rows with relevance, and scored link rows (the graph's edges)."""
+"""Score: extracted pages -> page rows with relevance, scored links (the graph's edges) and the
+links the crawl's strategy keeps as candidates for its frontier."""
+import collections
+
 import apache_beam as beam
 
 from models import relevance
+from models.frontier import link_candidate
+from models.strategies import LinkFeatures, ParentPage, Strategy
 from models.termstats import TermStats
 from models.topic import Topic
 from models.urls import host_of
+from transforms.termstats import DocumentFrequencies
 
 
 class ScorePagesFn(beam.DoFn):
-    """Page relevance (VSM, TF-IDF with the crawl's statistics so far plus this round's) and each
-    outlink's predicted relevance (WL: anchor words and parent page). Links go to 'links'."""
+    """Page relevance (VSM, TF-IDF with the crawl's statistics up to and including this round),
+    the relevance of each link's anchor, context and URL, and the strategy's score of the link."""
 
-    def __init__(self, topic: Topic, prior_stats: TermStats, round_number: int):
+    def __init__(self, topic: Topic, strategy: Strategy, round_number: int):
         self.topic = topic
-        self.prior_stats = prior_stats
+        self.strategy = strategy
         self.round = round_number
 
-    def setup(self):
-        self._stats_for = None
+    def process(self, extracted, documents, document_frequency):
+        stats = TermStats(documents, document_frequency)
 
-    def _stats(self, round_stats: TermStats) -> TermStats:
-        if self._stats_for is not round_stats:  # merge once per worker, not per page
-            self._merged = TermStats().merge(self.prior_stats).merge(round_stats)
-            self._stats_for = round_stats
-        return self._merged
+        def relevance_of(terms):
+            return relevance.terms_relevance(terms, self.topic, stats)
 
-    def process(self, extracted, round_stats):
-        stats = self._stats(round_stats)
         page = extracted['page']
-        page_relevance = relevance.terms_relevance(extracted['tokens'], self.topic, stats)
+        tokens = extracted['tokens']
+        page_relevance = relevance_of(tokens)
+        counts = collections.Counter(tokens)
+        terms = sorted(counts)
         source = extracted['final_url']
         yield {'round': self.round, 'url': extracted['url'], 'final_url': source,
                'host': host_of(source), 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding, 'relevance': page_relevance,
-               'terms': sorted(set(extracted['tokens'])), 'fetched_at': extracted['fetched_at']}
-        for link, tokens in extracted['links']:
-            yield beam.pvalue.TaggedOutput('links', {
+               'terms': terms, 'term_counts': [counts[term] for term in terms],
+               'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
+        parent = ParentPage(source, page_relevance, extracted['depth'], extracted['position'])
+        for index, (link, anchor_terms, context_terms, url_terms) in enumerate(extracted['links']):
+            features = LinkFeatures(link.url, link.anchor, link.block, anchor_terms, context_terms, url_terms,
+                                    relevance_of(anchor_terms), relevance_of(context_terms),
+                                    relevance_of(url_terms))
+            score = self.strategy.score_link(features, parent, relevance_of)
+            yield beam.pvalue.TaggedOutput(Score.LINKS, {
                 'round': self.round, 'url': source, 'dst': link.url, 'anchor': link.anchor,
-                'context': link.context, 'block': link.block,
-                'predicted_relevance': relevance.link_relevance(tokens, page_relevance, self.topic, stats,
-                                                                link.block)})
+                'context': link.context, 'block': link.block, 'link_index': index,
+                'anchor_relevance': features.anchor_relevance,
+                'context_relevance': features.context_relevance,
+                'url_relevance': features.url_relevance,
+                'priority': None if score is None else score.priority})
+            if score is not None:
+                yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidate(features, parent, score, index, self.round))
+
+
+class Score(beam.PTransform):
+    """Extracted pages -> {'pages': page rows, 'links': edge rows, 'found': candidate rows of the
+    links the strategy keeps, 'term_stats': the crawl's cumulative (term, pages) counts}.
+
+    `prior_term_stats` is the previous round's committed term_stats (a PCollection of rows) and
+    `prior_documents` the pages fetched before this round (D of WL eq. 3, from the manifests).
+    """
+    PAGES, LINKS, FOUND, TERM_STATS = 'pages', 'links', 'found', 'term_stats'
+
+    def __init__(self, topic: Topic, strategy: Strategy, round_number: int, prior_documents: int,
+                 prior_term_stats):
+        super().__init__()
+        self.topic = topic
+        self.strategy = strategy
+        self.round = round_number
+        self.prior_documents = prior_documents
+        self.prior_term_stats = prior_term_stats
+
+    def expand(self, extracted):
+        frequencies = (extracted
+                       | 'Tokens' >> beam.Map(lambda page: page['tokens'])
+                       | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats))
+        prior_documents = self.prior_documents
+        documents = (extracted
+                     | 'CountPages' >> beam.combiners.Count.Globally()
+                     | 'AddPriorPages' >> beam.Map(lambda pages: pages + prior_documents))
+        scored = extracted | 'ScorePages' >> beam.ParDo(
+            ScorePagesFn(self.topic, self.strategy, self.round),
+            beam.pvalue.AsSingleton(documents), beam.pvalue.AsDict(frequencies['in_round'])
+        ).with_outputs(self.LINKS, self.FOUND, main=self.PAGES)
+        round_number = self.round
+        term_rows = frequencies['cumulative'] | 'TermStatsRows' >> beam.Map(
+            lambda total: {'round': round_number, 'term': total[0], 'documents': total[1]})
+        return {self.PAGES: scored[self.PAGES], self.LINKS: scored[self.LINKS],
+                self.FOUND: scored[self.FOUND], self.TERM_STATS: term_rows}

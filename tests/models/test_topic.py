@@ -75,15 +75,3 @@ def test_cosine():
     assert relevance.cosine({'a': 1.0}, {'b': 2.0}) == 0.0
     assert relevance.cosine({}, {'a': 1.0}) == 0.0
     assert relevance.cosine({'a': 1.0, 'b': 1.0}, {'a': 1.0}) == pytest.approx(2 ** -0.5)
-
-
-def test_link_relevance_inherits_the_page_by_block_as_in_ssaps():
-    from models.relevance import link_relevance
-    from models.termstats import TermStats
-    from models.topic import Topic
-    topic = Topic('房产', 'zh', {'房价': 1.0})
-    stats = TermStats.from_documents([['房价'], ['足球'], ['天气']])
-    on_topic = link_relevance(['房价'], 0.5, topic, stats, 'content')
-    assert on_topic > link_relevance(['足球'], 0.5, topic, stats, 'content') > 0
-    assert link_relevance(['足球'], 0.5, topic, stats, 'noise') == 0
-    assert 0 < link_relevance(['足球'], 0.5, topic, stats, 'navigation') < link_relevance(['足球'], 0.5, topic, stats)

@@ -109,6 +109,9 @@ def test_half_written_rounds_are_ignored_and_never_read(tmp_path, caplog):
     pq.write_table(pa.Table.from_pylist([page(3, 'http://a/torn')], schema=schema.PAGES),
                    tmp_path / 'rounds' / '000003' / 'pages.parquet')
     assert crawl.committed_rounds() == [1]
+    assert 'ignoring 1 half-written rounds' in caplog.text  # the round this process writes is not a leftover
+    crawl = CrawlDir.open(str(tmp_path))  # as a process resuming after a crash sees it
+    assert crawl.committed_rounds() == [1]
     assert 'ignoring 2 half-written rounds' in caplog.text
     assert crawl.read_table('pages').column('url').to_pylist() == ['http://a/1']
     with pytest.raises(StateError, match='never committed'):

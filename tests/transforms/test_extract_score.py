@@ -1,49 +1,61 @@
-"""Extract and Score as Beam DoFns on FnApiRunner: page rows ranked by relevance, scored edges."""
+"""Extract and Score as composite transforms on FnApiRunner: page rows with relevance and term
+counts, scored edges with their anchor, context and URL relevance apart, candidate rows."""
 import datetime
 
 import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from models.termstats import TermStats
+from models.strategies import make_strategy
 from models.topic import Topic
-from transforms.extract import ExtractPagesFn
-from transforms.score import ScorePagesFn
-from transforms.termstats import GatherTermStats
+from transforms.extract import Extract
+from transforms.score import Score
 
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 TOPIC = Topic('房产', 'zh', {'房价': 1.0, '楼盘': 0.8, '二手房': 0.6})
 
 
-def fetched(url, title, body_text, links, charset='utf-8'):
+def fetched(url, title, body_text, links, charset='utf-8', position=0):
     anchors = ''.join(f'<li><a href="{u}">{a}</a></li>' for u, a in links)
     markup = (f'<html><head><meta charset="{charset}"><title>{title}</title></head><body>'
               f'<div class="nav"><a href="/">首页</a></div><div class="article"><p>{body_text}</p></div>'
               f'<div class="ad"><ul>{anchors}</ul></div></body></html>')
     return {'url': url, 'final_url': url, 'host': url.split('/')[2], 'body': markup.encode(charset),
-            'content_type': f'text/html; charset={charset}', 'fetched_at': NOW}
+            'content_type': f'text/html; charset={charset}', 'fetched_at': NOW, 'depth': -1,
+            'position': position}
 
 
 PAGES = [
     fetched('http://a.test/1', '楼市', '北京房价上涨，新楼盘开盘，二手房成交增加，房价调控。',
             [('http://b.test/x', '房价新闻')], charset='gbk'),
-    fetched('http://b.test/2', '足球', '球队赢得比赛，球迷庆祝冠军，联赛继续进行。', [('http://a.test/y', '体育')]),
+    fetched('http://b.test/2', '足球', '球队赢得比赛，球迷庆祝冠军，联赛继续进行。', [('http://a.test/y', '体育')],
+            position=1),
 ]
+EARLIER_TERMS = [{'round': 2, 'term': term, 'documents': 1} for term in ('天气', '电影', '音乐', '旅游')]
 
 
-def test_pages_are_scored_with_the_round_s_statistics_and_noise_links_inherit_nothing():
+def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_nothing():
     with BeamTestPipeline('FnApiRunner') as pipeline:
-        extracted = pipeline | beam.Create(PAGES) | beam.ParDo(ExtractPagesFn())
-        stats = extracted | beam.Map(lambda page: page['tokens']) | GatherTermStats()
-        earlier_rounds = TermStats.from_documents([['天气'], ['电影'], ['音乐'], ['旅游']])
-        scored = extracted | beam.ParDo(ScorePagesFn(TOPIC, earlier_rounds, 3), beam.pvalue.AsSingleton(stats)
-                                        ).with_outputs('links', main='pages')
-        ranked = scored.pages | beam.Map(lambda row: (row['url'], row['relevance'] > 0, row['encoding'], row['round']))
-        assert_that(ranked, equal_to([('http://a.test/1', True, 'gb18030', 3),
-                                      ('http://b.test/2', False, 'utf-8', 3)]), label='pages')
-        edges = scored.links | beam.Map(lambda row: (row['url'], row['dst'], row['block'],
-                                                     row['predicted_relevance'] > 0))
-        assert_that(edges, equal_to([('http://a.test/1', 'http://a.test/', 'navigation', True),
-                                     ('http://a.test/1', 'http://b.test/x', 'noise', True),
-                                     ('http://b.test/2', 'http://b.test/', 'navigation', False),
-                                     ('http://b.test/2', 'http://a.test/y', 'noise', False)]), label='links')
+        prior_terms = pipeline | 'EarlierTermStats' >> beam.Create(EARLIER_TERMS)
+        extracted = pipeline | beam.Create(PAGES) | Extract()
+        scored = extracted | Score(TOPIC, make_strategy('best-first'), 3, prior_documents=4,
+                                   prior_term_stats=prior_terms)
+        ranked = scored['pages'] | beam.Map(lambda row: (row['url'], row['relevance'] > 0, row['encoding'],
+                                                         row['round'], dict(zip(row['terms'], row['term_counts']))['房价']
+                                                         if '房价' in row['terms'] else 0))
+        assert_that(ranked, equal_to([('http://a.test/1', True, 'gb18030', 3, 2),
+                                      ('http://b.test/2', False, 'utf-8', 3, 0)]), label='pages')
+        edges = scored['links'] | beam.Map(lambda row: (row['url'], row['dst'], row['block'],
+                                                        row['priority'] > 0, row['anchor_relevance'] > 0))
+        assert_that(edges, equal_to([('http://a.test/1', 'http://a.test/', 'navigation', True, False),
+                                     ('http://a.test/1', 'http://b.test/x', 'noise', True, True),
+                                     ('http://b.test/2', 'http://b.test/', 'navigation', False, False),
+                                     ('http://b.test/2', 'http://a.test/y', 'noise', False, False)]), label='links')
+        found = scored['found'] | beam.Map(lambda row: (row['url'], row['parent_position'], row['link_index'],
+                                                        row['first_round'], row['operator']))
+        assert_that(found, equal_to([('http://a.test/', 0, 0, 3, 'link'), ('http://b.test/x', 0, 1, 3, 'link'),
+                                     ('http://b.test/', 1, 0, 3, 'link'), ('http://a.test/y', 1, 1, 3, 'link')]),
+                    label='found')
+        terms = scored['term_stats'] | beam.Filter(lambda row: row['term'] in ('天气', '房价')) | beam.Map(
+            lambda row: (row['term'], row['documents'], row['round']))
+        assert_that(terms, equal_to([('天气', 1, 3), ('房价', 1, 3)]), label='term_stats')

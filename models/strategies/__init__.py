@@ -1,0 +1,21 @@
+"""Crawling strategies by name: the one registry the CLI, the driver and the benchmarks read."""
+from models.strategies.base import (NO_DEPTH, LinkFeatures, LinkScore, ParentPage, Strategy,
+                                    StrategyError, top_k)
+from models.strategies.baselines import BestFirst, BreadthFirst, RandomChoice
+
+STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (BestFirst, BreadthFirst, RandomChoice)}
+
+
+def strategy_class(name: str) -> type[Strategy]:
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise StrategyError(f'unknown strategy {name!r}: choose one of {", ".join(STRATEGIES)}') from None
+
+
+def make_strategy(name: str, params: dict | None = None) -> Strategy:
+    return strategy_class(name)(params)
+
+
+__all__ = ['NO_DEPTH', 'STRATEGIES', 'LinkFeatures', 'LinkScore', 'ParentPage', 'Strategy', 'StrategyError',
+           'make_strategy', 'strategy_class', 'top_k']

@@ -1,0 +1,29 @@
+"""CrawlSettings: defaults in one place, a round trip through crawl.json's dict, clear refusals."""
+import json
+
+import pytest
+
+from models.settings import CrawlSettings, FetchSettings, SettingsError
+from models.strategies import StrategyError
+from models.topic import Topic
+
+TOPIC = Topic('房产', 'zh', {'房价': 0.8}, ['http://a.test/'])
+
+
+def test_settings_round_trip_through_json_with_the_strategy_defaults_filled_in():
+    settings = CrawlSettings(TOPIC, ['http://a.test/'], strategy='random', random_seed=5,
+                             fetch=FetchSettings(delay=0.0, proxy='http://127.0.0.1:1'),
+                             beam_args=['--runner=DirectRunner'])
+    document = json.loads(json.dumps(settings.to_dict()))
+    again = CrawlSettings.from_dict(document)
+    assert again == settings and again.fetch.policy().proxy == 'http://127.0.0.1:1'
+    assert CrawlSettings(TOPIC, ['http://a.test/']).strategy_params['anchor_share'] == 0.3
+
+
+def test_bad_settings_say_what_to_change():
+    with pytest.raises(SettingsError, match='no seed URLs'):
+        CrawlSettings(TOPIC, [])
+    with pytest.raises(StrategyError, match='unknown strategy'):
+        CrawlSettings(TOPIC, ['http://a.test/'], strategy='nope')
+    with pytest.raises(SettingsError, match='does not hold the settings'):
+        CrawlSettings.from_dict({'seeds': ['http://a.test/']})

@@ -1,0 +1,36 @@
+"""UpdateFrontier on FnApiRunner: previous candidates + found links − every URL reached."""
+import apache_beam as beam
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from transforms.fetch import reached_urls
+from transforms.frontier import UpdateFrontier
+
+
+def row(url, priority, round_number, parent='http://p.test/', times_linked=1):
+    return {'round': round_number, 'url': url, 'host': url.split('/')[2], 'priority': priority, 'depth': -1,
+            'operator': 'link', 'parent_url': parent, 'parent_relevance': 0.5, 'block': 'content',
+            'anchor': 'a', 'anchor_relevance': 0.1, 'context_relevance': 0.0, 'url_relevance': 0.0,
+            'first_round': round_number, 'parent_position': 0, 'link_index': 0, 'times_linked': times_linked,
+            'title': None, 'snippet': None}
+
+
+PREVIOUS = [row('http://a.test/1', 0.2, 1, times_linked=2), row('http://a.test/2', 0.9, 1),
+            row('http://b.test/1', 0.4, 1)]
+FOUND = [row('http://a.test/1', 0.6, 2, parent='http://q.test/'), row('http://c.test/1', 0.3, 2),
+         row('http://c.test/1', 0.1, 2), row('http://d.test/old', 0.8, 2), row('http://e.test/hop', 0.5, 2)]
+LOG = [{'url': 'http://a.test/2', 'final_url': 'http://a.test/2', 'redirects': []},
+       {'url': 'http://b.test/1', 'final_url': 'http://z.test/', 'redirects': ['http://e.test/hop']},
+       {'url': 'http://d.test/old', 'final_url': None, 'redirects': None}]
+
+
+def test_the_new_candidates_are_merged_and_never_hold_a_url_reached():
+    with BeamTestPipeline('FnApiRunner') as pipeline:
+        candidates = ({'previous': pipeline | 'Previous' >> beam.Create(PREVIOUS),
+                       'found': pipeline | 'Found' >> beam.Create(FOUND),
+                       'reached': pipeline | 'Log' >> beam.Create(LOG) | beam.FlatMap(reached_urls)}
+                      | UpdateFrontier(2))
+        summary = candidates | beam.Map(lambda r: (r['url'], r['priority'], r['parent_url'], r['first_round'],
+                                                   r['times_linked'], r['round']))
+        assert_that(summary, equal_to([('http://a.test/1', 0.6, 'http://q.test/', 1, 3, 2),
+                                       ('http://c.test/1', 0.3, 'http://p.test/', 2, 2, 2)]))
