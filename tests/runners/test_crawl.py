@@ -117,14 +117,18 @@ def test_every_fault_of_the_hostile_profile_ends_in_its_outcome(news_web_dir, tm
         assert {outcomes[u] for u in urls} <= EXPECTED_OUTCOMES[kind], kind
 
 
-def test_a_crawl_killed_mid_round_resumes_without_losing_or_refetching(news_web_dir, sandbox, tmp_path):
-    out = tmp_path / 'crawl'
-    command = [sys.executable, '-m', 'runners', *crawl_args(news_web_dir, sandbox, out, budget=65,
-                                                             round_size=15, delay=0.05)]
+def frontiers(crawl: CrawlDir) -> list[list[str]]:
+    """The URLs each committed round chose, in the order chosen."""
+    return [crawl.read_table('frontier', number).sort_by('position').column('url').to_pylist()
+            for number in crawl.committed_rounds()]
+
+
+def kill_in_round_3(command, out):
+    """Run a crawl in a subprocess and SIGKILL it once round 2 is committed and round 3 under way."""
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:  # wait until round 2 is committed and round 3 is under way
+        while time.monotonic() < deadline:
             rounds = out / 'rounds'
             names = os.listdir(rounds) if rounds.exists() else []
             if '000002' in names and any(n.startswith('.pending-000003') for n in names):
@@ -133,6 +137,16 @@ def test_a_crawl_killed_mid_round_resumes_without_losing_or_refetching(news_web_
         process.send_signal(signal.SIGKILL)
     finally:
         process.wait()
+
+
+@pytest.mark.parametrize('strategy', ['best-first', 'random'])
+def test_a_crawl_killed_mid_round_resumes_and_chooses_exactly_as_an_uninterrupted_one(
+        news_web_dir, sandbox, tmp_path, strategy):
+    options = dict(budget=65, round_size=15, delay=0.05)
+    seed = ('--strategy', strategy, '--random-seed', '11')
+    assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'whole', *seed, **options)) == 0
+    out = tmp_path / 'crawl'
+    kill_in_round_3([sys.executable, '-m', 'runners', *crawl_args(news_web_dir, sandbox, out, *seed, **options)], out)
     before = CrawlDir.open(str(out))
     committed = before.committed_rounds()
     assert committed[:2] == [1, 2]
@@ -141,10 +155,21 @@ def test_a_crawl_killed_mid_round_resumes_without_losing_or_refetching(news_web_
     after = CrawlDir.open(str(out))
     assert_nothing_fetched_twice(after)
     assert len(requested(after)) == 65
-    assert after.read_table('pages', committed[0]).num_rows > 0
     kept = after.read_table('pages').filter(pc.is_in(after.read_table('pages').column('round'),
                                                      pa.array(committed, pa.int32()))).sort_by('url')
     assert kept.equals(pages_before)
+    whole = CrawlDir.open(str(tmp_path / 'whole'))
+    assert frontiers(after) == frontiers(whole)
+    last = after.last_committed_round()
+    assert after.read_selector(last) == whole.read_selector(last)
+    assert after.read_table('candidates', last).sort_by('url').equals(whole.read_table('candidates', last).sort_by('url'))
+
+
+def test_the_random_seed_changes_a_random_crawl(news_web_dir, sandbox, tmp_path):
+    for seed in ('1', '2'):
+        assert main(crawl_args(news_web_dir, sandbox, tmp_path / seed, '--strategy', 'random', '--random-seed', seed,
+                               budget=20, round_size=10, delay=0)) == 0
+    assert frontiers(CrawlDir.open(str(tmp_path / '1')))[1] != frontiers(CrawlDir.open(str(tmp_path / '2')))[1]
 
 
 def test_ctrl_c_mid_round_keeps_committed_rounds_and_leaves_no_half_round(news_web_dir, sandbox, tmp_path):
