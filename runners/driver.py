@@ -36,16 +36,17 @@ class RoundReport:
     round: int
     summary: dict
     candidates: int
+    choose_seconds: float     # reading the last candidates and selector state, choosing
     pipeline_seconds: float
-    driver_seconds: float     # choosing the frontier and committing the round
+    commit_seconds: float     # summarising, checksums, manifest, rename
 
     def line(self) -> str:
         s = self.summary
         outcomes = ', '.join(f'{k} {v}' for k, v in sorted(s['outcomes'].items(), key=lambda i: -i[1]))
         return (f'round {self.round}: fetched {s["attempted"]} ({outcomes}); judged relevant '
                 f'{s["judged_relevant"]}; new hosts {s["new_hosts"]}; candidates {self.candidates:,}; '
-                f'{self.pipeline_seconds + self.driver_seconds:.1f} s (pipeline {self.pipeline_seconds:.1f}, '
-                f'driver {self.driver_seconds:.1f})')
+                f'{self.choose_seconds + self.pipeline_seconds + self.commit_seconds:.1f} s (choose '
+                f'{self.choose_seconds:.1f}, pipeline {self.pipeline_seconds:.1f}, commit {self.commit_seconds:.1f})')
 
 
 def new_rng(seed: int) -> np.random.Generator:
@@ -146,7 +147,7 @@ class Driver:
             raise
         self.requested += summary['requested']
         report = RoundReport(number, summary, manifest['tables'].get('candidates', {}).get('rows', 0),
-                             pipeline_seconds, choose_seconds + time.monotonic() - started)
+                             choose_seconds, pipeline_seconds, time.monotonic() - started)
         self.reports.append(report)
         self.progress(report.line())
 
