@@ -30,7 +30,7 @@ import numpy as np
 from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, feature_rows
-from models.html import decode
+from models.html import decode, header_charset
 from models.text import is_chinese
 from models.urls import normalize_url
 
@@ -140,7 +140,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         return _failed('empty body')
     if _is_binary(body):
         return _failed('not HTML (binary)')
-    markup, encoding = decode(body, _declared_charset(content_type))
+    markup, encoding = decode(body, header_charset(content_type))
     try:
         root = etree.fromstring(markup.encode('utf-8', errors='replace'), _parser())
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
@@ -190,14 +190,6 @@ def _is_binary(body: bytes) -> bool:
         return False
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     return sample.startswith(_BINARY_SIGNATURES) or controls > 0.02 * len(sample)
-
-
-def _declared_charset(content_type: str | None) -> str | None:
-    for parameter in (content_type or '').split(';')[1:]:
-        name, _, value = parameter.partition('=')
-        if name.strip().lower() == 'charset':
-            return value.strip().strip('"\'') or None
-    return None
 
 
 _parsers = threading.local()

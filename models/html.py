@@ -39,6 +39,16 @@ def codec_name(label: str | None) -> str | None:
     return _SUPERSETS.get(name, name)
 
 
+def header_charset(content_type: str | None) -> str | None:
+    """The charset parameter of a Content-Type header value (any case, quoted or not), or None.
+    The label is returned as sent: codec_name decides what it means."""
+    for parameter in (content_type or '').split(';')[1:]:
+        name, _, value = parameter.partition('=')
+        if name.strip().lower() == 'charset':
+            return value.strip().strip('"\'') or None
+    return None
+
+
 def looks_like_html(body: bytes) -> bool:
     """True when the first 4 KB hold an HTML tag; plain text files are not parsed as markup."""
     return _HTML_TAG.search(body[:4096]) is not None
@@ -49,7 +59,7 @@ def detect_encoding(body: bytes, declared: str | None = None) -> str:
     for bom, name in _BOMS:
         if body.startswith(bom):
             return name
-    for label in (declared, _declared_charset(body)):
+    for label in (declared, _page_charset(body)):
         name = codec_name(label)
         if name:
             return name
@@ -60,7 +70,7 @@ def detect_encoding(body: bytes, declared: str | None = None) -> str:
     return codec_name(best.encoding if best else None) or 'utf-8'
 
 
-def _declared_charset(body: bytes) -> str | None:
+def _page_charset(body: bytes) -> str | None:
     match = _DECLARED_CHARSET.search(body[:4096])
     return match.group(1).decode('ascii') if match else None
 

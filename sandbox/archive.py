@@ -295,12 +295,3 @@ def _size(path: Path) -> int:
 
 def _has_status(record) -> bool:
     return record.http_headers is not None and record.http_headers.get_statuscode().isdigit()
-
-
-def charset_of(content_type: str) -> str | None:
-    """The charset parameter of a Content-Type value."""
-    for parameter in content_type.split(';')[1:]:
-        name, _, value = parameter.partition('=')
-        if name.strip().lower() == 'charset':
-            return value.strip().strip('"\'') or None
-    return None

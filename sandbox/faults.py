@@ -34,9 +34,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from models.html import detect_encoding
+from models.html import detect_encoding, header_charset
 from models.urls import UrlError, normalize_url
-from sandbox.archive import ArchivedResponse, charset_of
+from sandbox.archive import ArchivedResponse
 
 KINDS = ('latency', 'server_error', 'rate_limited', 'slow_drip', 'redirect_chain', 'long_redirect_chain',
          'redirect_loop', 'oversized', 'binary', 'gzip_bomb', 'wrong_charset', 'calendar_trap')
@@ -210,7 +210,7 @@ class FaultPlan:
         content_type = response.header('Content-Type') or ''
         if not content_type.lower().startswith('text/'):
             return reply
-        actual = detect_encoding(response.body, charset_of(content_type))
+        actual = detect_encoding(response.body, header_charset(content_type))
         wrong = {'utf-8': 'gbk', 'gb18030': 'utf-8', 'cp1252': 'utf-8'}.get(actual, 'iso-8859-1')
         mime = content_type.split(';')[0].strip()
         reply.headers = _replaced(reply.headers, 'Content-Type', f'{mime}; charset={wrong}')

@@ -28,6 +28,17 @@ def test_header_charset_wins_over_meta_and_bom_wins_over_both():
     assert html.decode(codecs.BOM_UTF8 + body, declared='gbk') == ('<meta charset="gbk"><p>中文</p>', 'utf-8')
 
 
+@pytest.mark.parametrize('content_type, charset', [
+    ('text/html; charset=utf-8', 'utf-8'),
+    ('text/html;Charset="GBK"', 'GBK'),              # any case, quoted: the label as sent
+    ("text/html; boundary=x; charset='gb2312' ", 'gb2312'),
+    ('text/html; charset=x-no-such-charset', 'x-no-such-charset'),  # codec_name judges labels
+    ('text/html; charset=', None), ('text/html', None), ('charset=utf-8', None), ('', None), (None, None),
+])
+def test_header_charset_is_the_content_type_parameter(content_type, charset):
+    assert html.header_charset(content_type) == charset
+
+
 def test_missing_charset_is_detected():
     body = ('<html><body><p>' + '北京市住房和城乡建设委员会公布的数据显示，本周新建商品住宅成交量明显回落。' * 5
             + '</p></body></html>').encode('gbk')

@@ -11,8 +11,8 @@ import pytest
 import requests
 from warcio.warcwriter import WARCWriter
 
-from models.html import decode
-from sandbox.archive import Archive, charset_of
+from models.html import decode, header_charset
+from sandbox.archive import Archive
 from sandbox.search_index import SearchIndex, SearchIndexBuilder
 from sandbox.server import SandboxError, SandboxServer, generated_robots, open_warcs, open_web
 from warc_samples import PAGE, add_response, numbered_pages, proxy_session, write_foreign_warc, write_pages
@@ -93,7 +93,7 @@ def test_chinese_pages_are_served_byte_for_byte_and_decode_without_mojibake(sess
     for url, (body, content_type) in cwced_pages.items():
         response = session.get(url, timeout=5)
         assert response.content == body and response.headers['Content-Type'] == content_type, url
-        text, _ = decode(response.content, charset_of(content_type))
+        text, _ = decode(response.content, header_charset(content_type))
         assert len(HAN.findall(text)) > 100, url
         assert text.count('\ufffd') == decode(body)[0].count('\ufffd'), url  # 0 unless the source is broken
 
