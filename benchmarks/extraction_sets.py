@@ -27,11 +27,10 @@ from pathlib import Path
 from lxml import etree
 
 from models.html import codec_name
-from models.text import is_chinese, normalize
+from models.text import HAN_RANGES, is_chinese, normalize
 from sandbox.corpora import shared_data_dir
 
-_HAN = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef'
-_TOKEN = re.compile(rf'[{_HAN}]|[^\W_{_HAN}]+')
+_TOKEN = re.compile(rf'[{HAN_RANGES}]|[^\W_{HAN_RANGES}]+')
 _GOLD_URL = re.compile(r'\A\s*URL:\s*(\S+)')
 _GOLD_MARKER = re.compile(r'</?[phl]>|<!--.*?-->', re.S)
 _TRAILING_NUMBER = re.compile(r'(\d+)$')

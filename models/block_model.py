@@ -21,13 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from models.text import stop_words
+from models.text import HAN_CHARACTER, stop_words
 
 MODEL_PATH = Path(__file__).with_name('block_model.json')
 CONTENT_PROBABILITY = 0.5     # from which the model calls a block content
 
 _CHINESE_FUNCTION_CHARS = frozenset('的了是在和也就都而及与着或等被把这那之其为对从以将但并所于')
-_HAN = re.compile('[\u3400-\u9fff\uf900-\ufaff]')
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SENTENCE_PUNCTUATION = re.compile(r'[.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]')
 BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')  # SSAPS's four
@@ -63,7 +62,7 @@ class BlockMeasures:
 def stop_word_density(text: str) -> float:
     """Share of function words: Chinese function characters among Han characters, or English
     stop words among words. Running text has many, menus and titles few (as in jusText)."""
-    han = [] if text.isascii() else _HAN.findall(text)
+    han = [] if text.isascii() else HAN_CHARACTER.findall(text)
     words = _LATIN_WORD.findall(text.lower())
     if len(han) > len(words):
         return sum(1 for char in han if char in _CHINESE_FUNCTION_CHARS) / len(han)

@@ -13,6 +13,8 @@ import charset_normalizer
 import lxml.html
 from lxml import etree
 
+from models.text import HAN_CHARACTER
+
 
 # <meta charset>, <meta content="text/html; charset=...">, <?xml encoding=...?>, and the
 # encoding attribute of archive wrappers (CWCED's <text encoding="gb2312">); not accept-charset.
@@ -25,7 +27,6 @@ _BLOCK_TAGS = frozenset('address article aside blockquote br dd div dl dt figcap
                         'h4 h5 h6 header hr li main nav ol p pre section table td th tr ul'.split())
 _XML_DECLARATION = re.compile(r'^\s*<\?xml[^>]*\?>', re.I)
 _HTML_TAG = re.compile(rb'<(!doctype\s+html|html|head|body|meta|title|div|p|table|span|a|br)\b', re.I)
-_HAN = re.compile('[\u4e00-\u9fff]')
 
 
 def codec_name(label: str | None) -> str | None:
@@ -87,7 +88,7 @@ def _decodes_as(body: bytes, encoding: str) -> bool:
     if encoding != 'gb18030':
         return True
     non_ascii = sum(1 for c in decoded if ord(c) > 127)
-    return non_ascii > 0 and len(_HAN.findall(decoded)) >= 0.7 * non_ascii
+    return non_ascii > 0 and len(HAN_CHARACTER.findall(decoded)) >= 0.7 * non_ascii
 
 
 def decode(body: bytes, declared: str | None = None) -> tuple[str, str]:

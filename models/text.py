@@ -14,12 +14,12 @@ import unicodedata
 
 import jieba
 import stopwordsiso
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-# CJK unified ideographs (basic, extension A, compatibility, extensions B-F).
-_HAN = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef'
-_RUN = re.compile(rf'([{_HAN}]+)|([^\W_{_HAN}]+(?:[\'’][^\W_{_HAN}]+)*)')
-_HAN_CHAR = re.compile(rf'[{_HAN}]')
+# Han characters, for inside a regex character class: the CJK unified ideographs (extension A,
+# the basic block, compatibility ideographs, extensions B-F). Every module counts Han with these.
+HAN_RANGES = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef'
+HAN_CHARACTER = re.compile(f'[{HAN_RANGES}]')
+_RUN = re.compile(rf'([{HAN_RANGES}]+)|([^\W_{HAN_RANGES}]+(?:[\'’][^\W_{HAN_RANGES}]+)*)')
 _HAS_LETTER = re.compile(r'[^\W\d_]')
 
 _ENGLISH_CONTRACTIONS = ("aren't can't couldn't didn't doesn't don't hadn't hasn't haven't he's i'd "
@@ -39,7 +39,9 @@ def normalize(text: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def stop_words() -> frozenset:
-    """Chinese and English stop words, normalised like the tokens they filter."""
+    """Chinese and English stop words, normalised like the tokens they filter. scikit-learn is
+    imported here, on first use: it takes a second, and most importers never filter stop words."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
     words = set(stopwordsiso.stopwords('zh')) | set(ENGLISH_STOP_WORDS) | set(_ENGLISH_CONTRACTIONS)
     return frozenset(normalize(w) for w in words)
 
@@ -55,7 +57,7 @@ def jieba_tokenizer() -> jieba.Tokenizer:
 
 def is_chinese(text: str, threshold: float = 0.2) -> bool:
     """True when Han characters make up at least `threshold` of the letters in `text`."""
-    han = len(_HAN_CHAR.findall(text))
+    han = len(HAN_CHARACTER.findall(text))
     letters = len(_HAS_LETTER.findall(text))
     return letters > 0 and han / letters >= threshold
 

@@ -8,7 +8,7 @@ from models import text
 from models.extract import extract_page
 
 CONTEXT_BLOCKS = ('content', 'related')  # elsewhere the "context" is only more menu anchors
-_URL_WORDS = re.compile(f'[^\\w{text._HAN}]+')
+_URL_WORDS = re.compile(f'[^\\w{text.HAN_RANGES}]+')
 
 
 def url_words(url: str) -> str:

@@ -8,11 +8,11 @@ import pytest
 
 from models.block_model import BLOCK_CLASSES
 from models.extract import extract_page
+from models.text import HAN_CHARACTER
 from sandbox.render import render_response
 from sandbox.site import BLOCK_CLASS, INDEX_PAGE_SIZE, Article, Link, Page, Site, assemble_pages
 
 PAGE_URL = 'http://news.example.test/world/2024/storm.html'
-HAN = re.compile('[\u4e00-\u9fff]')
 
 SEMANTIC_PAGE = '''<!DOCTYPE html><html><head><title>Storm hits the coast | The Paper</title></head><body>
 <header><a href="/">Home</a><nav><ul><li><a href="/news/">News</a></li><li><a href="/sport/">Sport</a></li>
@@ -304,10 +304,10 @@ def test_real_cwced_page_decodes_with_chinese_title_and_links(shared_data):
     url = re.search(rb'<text id="([^"]+)"', body).group(1).decode()
     page = extract_page(body, url)
     assert page.error is None and page.encoding == 'gb18030'
-    assert len(HAN.findall(page.title)) >= 4 and '\ufffd' not in page.title
-    assert len(page.links) >= 5 and any(HAN.search(link.anchor) for link in page.links)
+    assert len(HAN_CHARACTER.findall(page.title)) >= 4 and '\ufffd' not in page.title
+    assert len(page.links) >= 5 and any(HAN_CHARACTER.search(link.anchor) for link in page.links)
     assert all(link.block in BLOCK_CLASSES for link in page.links)
-    assert len(page.text) > 500 and HAN.search(page.text)
+    assert len(page.text) > 500 and HAN_CHARACTER.search(page.text)
 
 
 def sandbox_web(style: int, language: str) -> list[Page]:
@@ -354,8 +354,8 @@ def test_every_cwced_page_decodes_to_its_gold_chinese(shared_data):
     for page_id, truth in gold.items():
         body = (folder / 'original' / f'{page_id}.html').read_bytes()
         page = extract_page(body, 'http://cwced.test/')
-        blocks = ''.join(HAN.findall(''.join(block.text for block in page.blocks)))
-        han = ''.join(HAN.findall(truth['articleBody']))
+        blocks = ''.join(HAN_CHARACTER.findall(''.join(block.text for block in page.blocks)))
+        han = ''.join(HAN_CHARACTER.findall(truth['articleBody']))
         shingles = {han[i:i + 3] for i in range(len(han) - 2)}
         found = sum(shingle in blocks for shingle in shingles)
         assert page.error is None and found >= 0.9 * len(shingles), (page_id, found, len(shingles))

@@ -1,12 +1,10 @@
 import codecs
 import json
-import re
 
 import pytest
 
 from models import html
-
-HAN = re.compile('[\u4e00-\u9fff]')
+from models.text import HAN_CHARACTER
 
 GBK_PAGE = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">' \
            '<title>北京房价</title></head><body><p>楼盘销售火爆，开发商推出新房。</p></body></html>'
@@ -81,9 +79,9 @@ def test_real_chinese_pages_decode_without_mojibake(shared_data):
     truth = json.loads((folder / 'ground_truth.json').read_text(encoding='utf-8'))
     checked = 0
     for page in sorted((folder / 'original').glob('*.html')):
-        gold = ''.join(HAN.findall(truth[page.stem]['articleBody']))[:300]
+        gold = ''.join(HAN_CHARACTER.findall(truth[page.stem]['articleBody']))[:300]
         text, _ = html.decode(page.read_bytes())
-        decoded = ''.join(HAN.findall(text))
+        decoded = ''.join(HAN_CHARACTER.findall(text))
         shingles = {gold[i:i + 3] for i in range(len(gold) - 2)}
         found = sum(1 for shingle in shingles if shingle in decoded)
         assert len(shingles) > 20 and found >= 0.9 * len(shingles), page.name

@@ -4,7 +4,6 @@ Every request goes to the server on 127.0.0.1 (never to the hosts named in the U
 """
 import http.client
 import json
-import re
 import threading
 
 import pytest
@@ -12,12 +11,12 @@ import requests
 from warcio.warcwriter import WARCWriter
 
 from models.html import decode, header_charset
+from models.text import HAN_CHARACTER
 from sandbox.archive import Archive
 from sandbox.search_index import SearchIndex, SearchIndexBuilder
 from sandbox.server import SandboxError, SandboxServer, generated_robots, open_warcs, open_web
 from warc_samples import PAGE, add_response, numbered_pages, proxy_session, write_foreign_warc, write_pages
 
-HAN = re.compile('[\u4e00-\u9fff]')
 ROBOTS = b'User-agent: *\nDisallow: /private/\n'
 
 
@@ -94,7 +93,7 @@ def test_chinese_pages_are_served_byte_for_byte_and_decode_without_mojibake(sess
         response = session.get(url, timeout=5)
         assert response.content == body and response.headers['Content-Type'] == content_type, url
         text, _ = decode(response.content, header_charset(content_type))
-        assert len(HAN.findall(text)) > 100, url
+        assert len(HAN_CHARACTER.findall(text)) > 100, url
         assert text.count('\ufffd') == decode(body)[0].count('\ufffd'), url  # 0 unless the source is broken
 
 
