@@ -16,7 +16,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from models.fetch import FetchPolicy
+from models.settings import CrawlSettings, FetchSettings
+from models.strategies import make_strategy
 from models.termstats import TermStats
 from models.topic import load_topic
 from models.urls import host_of
@@ -29,32 +30,35 @@ from transforms.extract import ExtractPagesFn
 from transforms.score import ScorePagesFn
 
 
-def plain_loop(urls: list[str], policy: FetchPolicy, topic) -> int:
+def frontier_rows(urls: list[str]) -> list[dict]:
+    return [{'round': 1, 'url': u, 'strategy': 'best-first', 'operator': 'seed', 'priority': 1.0,
+             'depth': -1, 'parent_url': None, 'position': n} for n, u in enumerate(urls)]
+
+
+def plain_loop(urls: list[str], settings: CrawlSettings) -> int:
     """The round's per-page work as ordinary Python calls; returns pages scored."""
-    fetch = FetchHostBatchFn(policy, 1)
+    fetch = FetchHostBatchFn(settings.fetch.policy(), 1)
     fetch.setup()
     extract = ExtractPagesFn()
     by_host = {}
-    for url in urls:
-        by_host.setdefault(host_of(url), []).append(url)
+    for row in frontier_rows(urls):
+        by_host.setdefault(host_of(row['url']), []).append(row)
     fetched = [row for host, batch in by_host.items() for row in fetch.process((host, batch))
                if hasattr(row, 'tag')]
     fetch.teardown()
     extracted = [page for tagged in fetched for page in extract.process(tagged.value)]
     stats = TermStats.from_documents(page['tokens'] for page in extracted)
-    score = ScorePagesFn(topic, TermStats(), 1)
-    score.setup()
-    return sum(1 for page in extracted for row in score.process(page, stats) if not hasattr(row, 'tag'))
+    score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)
+    return sum(1 for page in extracted
+               for row in score.process(page, stats.documents, stats.document_frequency) if not hasattr(row, 'tag'))
 
 
-def beam_round(urls: list[str], policy: FetchPolicy, topic, scratch: Path) -> int:
-    crawl = CrawlDir.create(str(scratch / 'crawl'), {'benchmark': True})
+def beam_round(urls: list[str], settings: CrawlSettings, scratch: Path) -> int:
+    crawl = CrawlDir.create(str(scratch / 'crawl'), settings.to_dict())
     pending = crawl.begin(1)
-    pending.write_table('frontier', [{'round': 1, 'url': u, 'strategy': 'benchmark', 'operator': 'seed',
-                                      'priority': 1.0, 'depth': -1, 'parent_url': None} for u in urls])
-    build_round(PipelineOptions(['--runner=DirectRunner']), pending.path, 1, topic, TermStats(),
-                policy).run().wait_until_finish()
-    return sum(pq.read_metadata(p).num_rows for p in Path(pending.path).glob('pages-*.parquet'))
+    pending.write_table('frontier', frontier_rows(urls))
+    build_round(PipelineOptions(['--runner=DirectRunner']), crawl, pending, settings).run().wait_until_finish()
+    return pending.read_table('pages', ['url']).num_rows
 
 
 def main():
@@ -70,13 +74,13 @@ def main():
         urls = random.Random(0).sample(pool, args.pages)
         topic = load_topic(web_dir / 'tasks' / '房产.yaml')
         with SandboxServer(*open_web(web_dir)) as server:
-            policy = FetchPolicy(host_delay=0.0, proxy=server.proxy_url)
-            plain_loop(urls[:20], policy, topic)  # warm the server's cache and jieba's dictionary
+            settings = CrawlSettings(topic, urls, fetch=FetchSettings(delay=0.0, proxy=server.proxy_url))
+            plain_loop(urls[:20], settings)  # warm the server's cache and jieba's dictionary
             started = time.perf_counter()
-            plain_pages = plain_loop(urls, policy, topic)
+            plain_pages = plain_loop(urls, settings)
             plain_rate = plain_pages / (time.perf_counter() - started)
             started = time.perf_counter()
-            beam_pages = beam_round(urls, policy, topic, Path(scratch))
+            beam_pages = beam_round(urls, settings, Path(scratch))
             beam_rate = beam_pages / (time.perf_counter() - started)
     print(f'{args.pages} URLs: without Beam {plain_rate:.1f} pages/s ({plain_pages} pages); '
           f'Beam DirectRunner round {beam_rate:.1f} pages/s ({beam_pages} pages); '

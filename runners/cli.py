@@ -7,7 +7,7 @@ from models.settings import SettingsError
 from models.strategies import StrategyError
 from models.topic import TopicError
 from pipelines.state import StateError
-from runners import crawl_command, demo, extract_command, sandbox_command, topic_command
+from runners import crawl_command, demo, extract_command, portable, sandbox_command, topic_command
 from runners.command import CommandError
 from runners.driver import CrawlError
 from runners.report import ReportError
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     crawl_command.add_parser(subparsers)
     extract_command.add_parser(subparsers)
     demo.add_parser(subparsers)
+    portable.add_parser(subparsers)
     return parser
 
 
