@@ -102,7 +102,8 @@ def portable_services(log_dir: str | Path | None = None) -> Iterator[list[str]]:
 
 
 def serve(args) -> int:
-    """`focal portable-runner`: run the services until Ctrl-C."""
+    """`focal portable-runner`: run the services until Ctrl-C or SIGTERM (a service manager's stop)."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with portable_services(args.log_dir) as options:
         print('Beam job service and worker pool are running on this machine (Ctrl-C stops them).')
         print('Crawl on them with:  focal crawl ... ' + ' '.join(options), flush=True)
