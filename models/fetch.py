@@ -248,7 +248,7 @@ class Fetcher:
         deadline = started + policy.total_timeout
         current, body, headers, wait = url, b'', {}, None
         try:
-            while True:
+            while current is not None:
                 check_address(current, policy)
                 if policy.obey_robots and not self.robots.allowed(current):
                     attempt.outcome = 'robots_disallowed'
@@ -261,39 +261,15 @@ class Fetcher:
                     attempt.final_url = current
                     attempt.content_type = response.headers.get('Content-Type')
                     if response.is_redirect:
-                        target = urljoin(current, response.headers.get('Location', ''))
-                        attempt.redirects.append(current)
-                        if len(attempt.redirects) > policy.max_redirects:
-                            attempt.outcome, attempt.error = 'redirect', f'more than {policy.max_redirects} redirects'
-                            break
-                        try:
-                            current = normalize_url(target)
-                        except UrlError as error:
-                            attempt.outcome, attempt.error = 'redirect', f'redirect to {error}'
-                            break
-                        if current in attempt.redirects:
-                            attempt.outcome, attempt.error = 'redirect', f'redirect loop at {current}'
-                            break
+                        current = self._next_hop(attempt, current, response)
                         continue
                     if response.status_code >= 400:
                         attempt.outcome = 'http_5xx' if response.status_code >= 500 else 'http_4xx'
-                        if response.status_code in RETRY_STATUSES and number <= policy.max_retries:
-                            wait = retry_after_seconds(response.headers.get('Retry-After'))
-                            wait = policy.backoff_seconds * 2 ** (number - 1) if wait is None else wait
-                            wait = wait if wait <= policy.max_retry_after else None
-                        break
-                    content_type = (attempt.content_type or '').split(';')[0].strip().lower()
-                    if content_type and content_type not in HTML_TYPES:
-                        attempt.outcome = 'not_html'
-                        break
-                    body = self._read(response, deadline)
-                    attempt.bytes = len(body)
-                    if not content_type and not looks_like_html(body):
-                        attempt.outcome, body = 'not_html', b''
-                        break
-                    headers = dict(response.headers)
-                    attempt.outcome = 'ok'
-                    break
+                        wait = self._retry_wait(response, number)
+                    else:
+                        body = self._html_body(attempt, response, deadline)
+                        headers = dict(response.headers) if attempt.outcome == 'ok' else {}
+                    current = None
         except PolicyRefused as error:
             attempt.outcome, attempt.error = 'policy_refused', str(error)
         except _TooLarge as error:
@@ -305,6 +281,48 @@ class Fetcher:
             attempt.outcome, attempt.error = 'error', f'{type(error).__name__}: {error}'
         attempt.elapsed_ms = (time.monotonic() - started) * 1000
         return attempt, body, headers, wait
+
+    def _next_hop(self, attempt: Attempt, current: str, response: requests.Response) -> str | None:
+        """Where a redirect leads, or None when the chain stops here (outcome 'redirect'): too many
+        hops, an unusable Location, or a loop."""
+        attempt.redirects.append(current)
+        if len(attempt.redirects) > self.policy.max_redirects:
+            attempt.outcome, attempt.error = 'redirect', f'more than {self.policy.max_redirects} redirects'
+            return None
+        try:
+            target = normalize_url(urljoin(current, response.headers.get('Location', '')))
+        except UrlError as error:
+            attempt.outcome, attempt.error = 'redirect', f'redirect to {error}'
+            return None
+        if target in attempt.redirects:
+            attempt.outcome, attempt.error = 'redirect', f'redirect loop at {target}'
+            return None
+        return target
+
+    def _retry_wait(self, response: requests.Response, number: int) -> float | None:
+        """Seconds to wait before retrying a 429 or 503 (Retry-After, else exponential backoff), or
+        None for no retry: another status, retries spent, or a Retry-After longer than we wait."""
+        policy = self.policy
+        if response.status_code not in RETRY_STATUSES or number > policy.max_retries:
+            return None
+        wait = retry_after_seconds(response.headers.get('Retry-After'))
+        wait = policy.backoff_seconds * 2 ** (number - 1) if wait is None else wait
+        return wait if wait <= policy.max_retry_after else None
+
+    def _html_body(self, attempt: Attempt, response: requests.Response, deadline: float) -> bytes:
+        """The body of an HTML response (outcome 'ok'), else b'' (outcome 'not_html'). A response
+        without a Content-Type is read and sniffed; one declaring another type is not read."""
+        content_type = (attempt.content_type or '').split(';')[0].strip().lower()
+        if content_type and content_type not in HTML_TYPES:
+            attempt.outcome = 'not_html'
+            return b''
+        body = self._read(response, deadline)
+        attempt.bytes = len(body)
+        if not content_type and not looks_like_html(body):
+            attempt.outcome = 'not_html'
+            return b''
+        attempt.outcome = 'ok'
+        return body
 
     def _read(self, response: requests.Response, deadline: float) -> bytes:
         """The body, inflated by hand so that neither the wire bytes nor the inflated bytes can
