@@ -46,16 +46,23 @@ class Topic:
                 weights[term] = max(weight, weights.get(term, 0.0))
         return weights
 
-    def to_yaml(self) -> str:
+    def to_dict(self) -> dict:
         data = {'name': self.name, 'language': self.language}
         if self.description:
             data['description'] = self.description
         data['keywords'] = {k: round(v, 6) for k, v in self.keywords.items()}
         data['seeds'] = list(self.seeds)
-        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+        return data
+
+    def to_yaml(self) -> str:
+        return _dump_yaml(self.to_dict())
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_yaml(), encoding='utf-8')
+
+
+def _dump_yaml(data: dict) -> str:
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
 
 
 def _read_yaml(path: str | Path, kind: str):
@@ -84,6 +91,11 @@ class Task:
     def summary(self) -> dict:
         """What crawl.json records of the task."""
         return {'file': self.file, 'label': self.label, 'relevant_column': self.relevant_column}
+
+    def save(self, path: str | Path) -> None:
+        """A task file is a topic file (so `--topic` reads it too) plus the label it is judged by."""
+        data = {**self.topic.to_dict(), 'label': self.label, 'relevant_column': self.relevant_column}
+        Path(path).write_text(_dump_yaml(data), encoding='utf-8')
 
 
 def load_task(path: str | Path) -> Task:

@@ -11,6 +11,7 @@
 
 Everything is derived from one random.Random(seed), so a seed gives the same bytes.
 """
+import dataclasses
 import datetime
 import hashlib
 import io
@@ -23,7 +24,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 from tqdm import tqdm
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -120,15 +120,11 @@ def _tasks(corpus: str, plan: Plan, rng: random.Random) -> list[dict]:
 
 
 def _write_task(directory: Path, task: dict, web_dir: Path) -> Path:
-    """A task file is a topic file (so `--topic` reads it too) plus the label it is judged by."""
-    topic = task['topic']
-    data = yaml.safe_load(topic.to_yaml())
-    data['label'] = task['label']
-    data['relevant_column'] = _task_column(task['label'])
-    data['description'] = (f'Pages labelled {task["label"]} in the sandbox web {web_dir.name}; '
-                           f'seeds are {len(topic.seeds)} of the example pages the keywords were learned from.')
+    topic = dataclasses.replace(task['topic'], description=(
+        f'Pages labelled {task["label"]} in the sandbox web {web_dir.name}; seeds are '
+        f'{len(task["topic"].seeds)} of the example pages the keywords were learned from.'))
     path = directory / f'{slug(task["label"]) or task["label"]}.yaml'
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100), encoding='utf-8')
+    topic_model.Task(topic, task['label'], _task_column(task['label']), str(path)).save(path)
     return path
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
-import yaml
 from scipy import sparse
 from scipy.sparse import csgraph
 
+from models.topic import load_task
 from models.urls import normalize_url
 
 
@@ -53,15 +53,15 @@ def web_stats(web_dir: str | Path) -> dict:
             label_counts[label] = label_counts.get(label, 0) + 1
     tasks = []
     for name in manifest['tasks']:
-        task = yaml.safe_load((web_dir / 'tasks' / name).read_text(encoding='utf-8'))
-        relevant = np.array(labels[task['relevant_column']], dtype=bool)
+        task = load_task(web_dir / 'tasks' / name)
+        relevant = np.array(labels[task.relevant_column], dtype=bool)
         allowed = np.array(labels['robots_allowed'], dtype=bool)
         distance = link_distances(labels['url'], graph['src'], graph['dst'],
-                                  [normalize_url(s) for s in task['seeds']])
+                                  [normalize_url(s) for s in task.topic.seeds])
         reached = relevant & np.isfinite(distance)
         relevant_hosts = {h for h, r in zip(labels['host'], relevant) if r}
         tasks.append({
-            'file': f'tasks/{name}', 'label': task['label'], 'seeds': len(task['seeds']),
+            'file': f'tasks/{name}', 'label': task.label, 'seeds': len(task.topic.seeds),
             'relevant': int(relevant.sum()), 'relevant_hosts': len(relevant_hosts),
             'relevant_allowed': int((relevant & allowed).sum()),
             'reachable_relevant': int(reached.sum()),
