@@ -288,11 +288,6 @@ class PendingRound:
                  for path in sorted(paths)]
         return pa.concat_tables(parts) if parts else table_schema.empty_table()
 
-    def table_writer(self, table: str) -> pq.ParquetWriter:
-        """A streaming writer for a table too large to hold in memory."""
-        return pq.ParquetWriter(self.table_path(table), _table_schema(self.kind, table),
-                                filesystem=self.crawl._fs)
-
     def commit(self, summary: dict | None = None, selector: dict | None = None) -> dict:
         """Validate every file, write the manifest last, and move the round into place. The
         manifest also keeps the driver's summary of the round and names its selector state."""

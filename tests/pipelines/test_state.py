@@ -138,12 +138,13 @@ def test_damaged_files_are_detected(tmp_path):
 WRITER = textwrap.dedent('''
     import sys
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from pipelines import schema
     from pipelines.state import CrawlDir
 
     crawl = CrawlDir.open(sys.argv[1])
     pending = crawl.begin(3)
-    with pending.table_writer('pages') as writer:
+    with pq.ParquetWriter(pending.table_path('pages'), schema.PAGES) as writer:
         for batch in range(10 ** 6):
             rows = [{'round': 3, 'url': f'http://a/{batch}/{i}', 'text': '房价' * 50} for i in range(500)]
             writer.write_table(pa.Table.from_pylist(rows, schema=schema.PAGES))
