@@ -66,15 +66,11 @@ class Driver:
         self.beam_args = beam_args or self.settings.beam_args or DEFAULT_BEAM_ARGS
         self.progress = progress
         self.strategy = make_strategy(self.settings.strategy, self.settings.strategy_params)
+        # URLs requested so far, whatever the answer: what the budget counts. URLs refused before
+        # any request (robots.txt, address policy) are recorded but cost nothing.
         self.requested = sum(summary.get('requested', 0) for summary in crawl.summaries())
         self.hosts = set(crawl.read_table('pages', columns=['host']).column('host').to_pylist())
         self.reports: list[RoundReport] = []
-
-    @property
-    def pages_fetched(self) -> int:
-        """URLs requested so far, whatever the answer: what the budget counts. URLs refused before
-        any request (robots.txt, address policy) are recorded but cost nothing."""
-        return self.requested
 
     def run(self, max_rounds: int | None = None) -> int:
         budget, rounds_run = self.settings.budget, 0
