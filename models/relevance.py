@@ -22,6 +22,8 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
 
 def terms_relevance(terms: list[str], topic: Topic, stats: TermStats) -> float:
     """cos(topic keyword weights, TF-IDF weights of the terms)."""
+    if not any(term in topic.term_weights for term in terms):
+        return 0.0  # no shared term, no dot product: most links' words, so skip the weights
     return cosine(topic.term_weights, tfidf_weights(terms, stats))
 
 

@@ -82,3 +82,14 @@ def tokenize(text: str) -> list[str]:
     """Index terms of `text`: normalised words without stop words, numbers or single letters."""
     stops = stop_words()
     return [t for t in words(text) if len(t) >= 2 and t not in stops and _HAS_LETTER.search(t)]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _recurring_terms(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
+def recurring_terms(text: str) -> list[str]:
+    """tokenize() for short texts that recur, such as anchors (a site's menus repeat on each of its
+    pages: 72% of the anchors of 300 THUCNews sandbox pages were seen before), from a cache."""
+    return list(_recurring_terms(text))

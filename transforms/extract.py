@@ -8,6 +8,7 @@ from models import text
 from models.extract import extract_page
 
 CONTEXT_BLOCKS = ('content', 'related')  # elsewhere the "context" is only more menu anchors
+CARRIED = ('url', 'final_url', 'depth', 'position', 'fetched_at')  # of the fetched record, for Score
 _URL_WORDS = re.compile(f'[^\\w{text.HAN_RANGES}]+')
 
 
@@ -17,8 +18,9 @@ def url_words(url: str) -> str:
 
 
 class ExtractPagesFn(beam.DoFn):
-    """Fetched page -> decoded, segmented page with its tokens and, per link, the terms of its
-    anchor, its context (content and related blocks only) and its URL, kept apart."""
+    """Fetched page -> what Score needs of it: the page's fields and tokens and, per link, the
+    terms of its anchor, its context (content and related blocks only) and its URL, kept apart.
+    The body, blocks and block measures stay here: the record is materialised between stages."""
 
     def __init__(self):
         self.unreadable = Metrics.counter(self.__class__, 'unreadable_pages')
@@ -27,12 +29,14 @@ class ExtractPagesFn(beam.DoFn):
         page = extract_page(fetched['body'], fetched['final_url'], fetched['content_type'])
         if page.error:
             self.unreadable.inc()
-        tokens = text.tokenize(f'{page.title}\n{page.text}')
-        links = [(link, text.tokenize(link.anchor),
+        links = [(link, text.recurring_terms(link.anchor),
                   text.tokenize(link.context) if link.block in CONTEXT_BLOCKS else [],
                   text.tokenize(url_words(link.url)))
                  for link in page.links]
-        yield {**fetched, 'page': page, 'tokens': tokens, 'links': links}
+        yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
+               'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
+               'canonical': page.canonical, 'encoding': page.encoding,
+               'tokens': text.tokenize(f'{page.title}\n{page.text}'), 'links': links}
 
 
 class Extract(beam.PTransform):

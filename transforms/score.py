@@ -28,16 +28,15 @@ class ScorePagesFn(beam.DoFn):
         def relevance_of(terms):
             return relevance.terms_relevance(terms, self.topic, stats)
 
-        page = extracted['page']
         tokens = extracted['tokens']
         page_relevance = relevance_of(tokens)
         counts = collections.Counter(tokens)
         terms = sorted(counts)
         source = extracted['final_url']
         yield {'round': self.round, 'url': extracted['url'], 'final_url': source,
-               'host': host_of(source), 'title': page.title, 'text': page.text,
-               'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
-               'canonical': page.canonical, 'encoding': page.encoding, 'relevance': page_relevance,
+               'host': host_of(source), 'title': extracted['title'], 'text': extracted['text'],
+               'meta_keywords': extracted['meta_keywords'], 'meta_description': extracted['meta_description'],
+               'canonical': extracted['canonical'], 'encoding': extracted['encoding'], 'relevance': page_relevance,
                'terms': terms, 'term_counts': [counts[term] for term in terms],
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
         parent = ParentPage(source, page_relevance, extracted['depth'], extracted['position'])
