@@ -46,7 +46,7 @@ class RoundReport:
         return (f'round {self.round}: fetched {s["attempted"]} ({outcomes}); judged relevant '
                 f'{s["judged_relevant"]}; new hosts {s["new_hosts"]}; candidates {self.candidates:,}; '
                 f'{self.choose_seconds + self.pipeline_seconds + self.commit_seconds:.1f} s (choose '
-                f'{self.choose_seconds:.1f}, pipeline {self.pipeline_seconds:.1f}, commit {self.commit_seconds:.1f})')
+                f'{self.choose_seconds:.2f}, pipeline {self.pipeline_seconds:.1f}, commit {self.commit_seconds:.2f})')
 
 
 def new_rng(seed: int) -> np.random.Generator:

@@ -13,6 +13,11 @@ from models.urls import host_of
 from transforms.termstats import DocumentFrequencies
 
 
+def link_terms(extracted: dict) -> set[str]:
+    """The words of a page's links whose relevance Score computes (anchor, context and URL)."""
+    return {term for _, *parts in extracted['links'] for terms in parts for term in terms}
+
+
 class ScorePagesFn(beam.DoFn):
     """Page relevance (VSM, TF-IDF with the crawl's statistics up to and including this round),
     the relevance of each link's anchor, context and URL, and the strategy's score of the link."""
@@ -76,7 +81,7 @@ class Score(beam.PTransform):
 
     def expand(self, extracted):
         frequencies = (extracted
-                       | 'Tokens' >> beam.Map(lambda page: page['tokens'])
+                       | 'Terms' >> beam.Map(lambda page: (page['tokens'], link_terms(page)))
                        | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats))
         prior_documents = self.prior_documents
         documents = (extracted
@@ -84,7 +89,7 @@ class Score(beam.PTransform):
                      | 'AddPriorPages' >> beam.Map(lambda pages: pages + prior_documents))
         scored = extracted | 'ScorePages' >> beam.ParDo(
             ScorePagesFn(self.topic, self.strategy, self.round),
-            beam.pvalue.AsSingleton(documents), beam.pvalue.AsDict(frequencies['in_round'])
+            beam.pvalue.AsSingleton(documents), beam.pvalue.AsDict(frequencies['lookup'])
         ).with_outputs(self.LINKS, self.FOUND, main=self.PAGES)
         round_number = self.round
         term_rows = frequencies['cumulative'] | 'TermStatsRows' >> beam.Map(

@@ -2,32 +2,47 @@
 import apache_beam as beam
 
 
+def _union(term_sets):
+    union = set()
+    for terms in term_sets:
+        union.update(terms)
+    return union
+
+
 def _cumulative(joined):
+    """(term, pages holding it so far, whether this round looks it up)."""
     term, counts = joined
     in_round = list(counts['round'])
-    return term, sum(counts['prior']) + sum(in_round), bool(in_round)
+    return term, sum(counts['prior']) + sum(in_round), bool(in_round) or any(True for _ in counts['lookup'])
 
 
 class DocumentFrequencies(beam.PTransform):
-    """Tokenised pages of this round + the committed term_stats rows of the round before ->
-    {'cumulative': (term, pages holding it) over every page so far, 'in_round': the same for
-    only the terms this round's pages hold (what scoring them needs: the side input stays the
-    size of the round's vocabulary, not the crawl's)}."""
+    """Per page of the round (its terms, other terms scoring it looks up: its links' words) + the
+    committed term_stats rows of the round before ->
+    {'cumulative': (term, pages holding it) over every page so far,
+     'lookup': the same for only the terms this round's scoring looks up; what the Score stage
+     takes as a side input, so it stays the size of the round's words, not of the crawl's}."""
 
     def __init__(self, prior_term_stats):
         super().__init__()
         self.prior_term_stats = prior_term_stats
 
-    def expand(self, page_tokens):
-        round_counts = (page_tokens
-                        | 'TermsOfPage' >> beam.FlatMap(lambda tokens: ((term, 1) for term in set(tokens)))
+    def expand(self, pages):
+        round_counts = (pages
+                        | 'TermsOfPage' >> beam.FlatMap(lambda page: ((term, 1) for term in set(page[0])))
                         | 'PagesPerTerm' >> beam.CombinePerKey(sum))
+        looked_up = (pages
+                     | 'OtherTerms' >> beam.Map(lambda page: set(page[1]))
+                     | 'AllOtherTerms' >> beam.CombineGlobally(_union)  # one set per bundle, then one
+                     | 'EachOtherTerm' >> beam.FlatMap(lambda terms: ((term, True) for term in terms)))
         prior_counts = self.prior_term_stats | 'PriorPagesPerTerm' >> beam.Map(
             lambda row: (row['term'], row['documents']))
-        totals = ({'prior': prior_counts, 'round': round_counts}
+        totals = ({'prior': prior_counts, 'round': round_counts, 'lookup': looked_up}
                   | 'JoinTerms' >> beam.CoGroupByKey()
                   | 'AddCounts' >> beam.Map(_cumulative))
-        return {'cumulative': totals | 'Cumulative' >> beam.Map(lambda total: (total[0], total[1])),
-                'in_round': (totals
-                             | 'TermsOfThisRound' >> beam.Filter(lambda total: total[2])
-                             | 'InRound' >> beam.Map(lambda total: (total[0], total[1])))}
+        return {'cumulative': (totals
+                               | 'SeenTerms' >> beam.Filter(lambda total: total[1] > 0)
+                               | 'Cumulative' >> beam.Map(lambda total: (total[0], total[1]))),
+                'lookup': (totals
+                           | 'LookedUpAndSeen' >> beam.Filter(lambda total: total[2] and total[1] > 0)
+                           | 'Lookup' >> beam.Map(lambda total: (total[0], total[1])))}

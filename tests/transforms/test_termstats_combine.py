@@ -1,5 +1,6 @@
 """DocumentFrequencies on FnApiRunner: the committed statistics plus this round's pages equal one
-pass over all pages, and the side input holds only the round's own terms."""
+pass over all pages, and the side input holds the counts of exactly the terms the round looks up
+(its pages' terms and its links' words, also those only earlier pages held)."""
 import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
@@ -7,8 +8,9 @@ from apache_beam.testing.util import assert_that, equal_to
 from models.termstats import TermStats
 from transforms.termstats import DocumentFrequencies
 
-EARLIER = [['房价', '楼市'], ['football'], ['房价']]
+EARLIER = [['房价', '楼市', '学区'], ['football'], ['房价']]
 PAGES = [['房价', '上涨', '房价'], ['楼市', '房价'], ['football', 'goal'], [], ['goal']]
+LINK_WORDS = [['学区', '房价'], [], ['never-seen'], ['football'], []]  # 学区: only earlier pages hold it
 
 
 def test_cumulative_frequencies_equal_one_pass_over_every_page():
@@ -18,9 +20,8 @@ def test_cumulative_frequencies_equal_one_pass_over_every_page():
     with BeamTestPipeline('FnApiRunner') as pipeline:
         prior_rows = pipeline | 'Prior' >> beam.Create(prior)
         frequencies = (pipeline
-                       | 'Pages' >> beam.Create(PAGES, reshuffle=True)
+                       | 'Pages' >> beam.Create(list(zip(PAGES, LINK_WORDS)), reshuffle=True)
                        | DocumentFrequencies(prior_rows))
         assert_that(frequencies['cumulative'], equal_to(list(everything.items())), label='cumulative')
-        round_terms = {term for page in PAGES for term in page}
-        assert_that(frequencies['in_round'], equal_to([(t, everything[t]) for t in round_terms]),
-                    label='in_round')
+        looked_up = {term for page in PAGES for term in page} | {'学区'}  # never-seen has no count
+        assert_that(frequencies['lookup'], equal_to([(t, everything[t]) for t in looked_up]), label='lookup')
