@@ -1,12 +1,12 @@
-"""Document statistics that grow as pages arrive, and TF-IDF term weights (WL eq. 3).
+"""Document statistics and TF-IDF term weights (WL eq. 3).
 
-`TermStats` is a monoid: statistics gathered on different workers merge into the same result
-as one pass over all documents, which is what a Beam CombineFn needs.
+The round pipeline counts D_i over every page in Beam (transforms/termstats.py, committed as the
+term_stats table); `TermStats` holds the counts one page's scoring looks up.
 """
 import collections
 import dataclasses
 import math
-from typing import Iterable, Mapping
+from typing import Iterable
 
 
 @dataclasses.dataclass
@@ -18,11 +18,6 @@ class TermStats:
     def add_document(self, terms: Iterable[str]) -> 'TermStats':
         self.documents += 1
         self.document_frequency.update(set(terms))
-        return self
-
-    def merge(self, other: 'TermStats') -> 'TermStats':
-        self.documents += other.documents
-        self.document_frequency.update(other.document_frequency)
         return self
 
     @classmethod
@@ -37,13 +32,6 @@ class TermStats:
         if self.documents == 0:
             return 0.0
         return math.log10(self.documents / (1 + self.document_frequency.get(term, 0)))
-
-    def to_dict(self) -> dict:
-        return {'documents': self.documents, 'document_frequency': dict(self.document_frequency)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping) -> 'TermStats':
-        return cls(int(data['documents']), collections.Counter(data['document_frequency']))
 
 
 def tfidf_weights(terms: list[str], stats: TermStats) -> dict[str, float]:

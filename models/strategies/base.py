@@ -13,6 +13,7 @@ A strategy is two pure pieces and a state:
   the random generator's state, so a resumed crawl chooses exactly as an uninterrupted one.
 """
 import dataclasses
+import math
 from typing import Callable, Sequence
 
 import numpy as np
@@ -21,7 +22,9 @@ import pyarrow.compute as pc
 
 NO_DEPTH = -1  # the depth column of strategies that keep no depth budget
 
-Relevance = Callable[[Sequence[str]], float]  # terms -> relevance to the crawl's topic
+# terms -> relevance to the crawl's topic. It knows the document frequencies of the page's and its
+# links' words only (what the round looks up), so give it words of the page and its links.
+Relevance = Callable[[Sequence[str]], float]
 
 
 class StrategyError(ValueError):
@@ -56,6 +59,12 @@ class LinkScore:
     priority: float
     depth: int = NO_DEPTH
 
+    def __post_init__(self):
+        # A NaN would sort as the best or worst candidate depending on the sort; refuse it where it is made.
+        if not isinstance(self.priority, (int, float)) or not math.isfinite(self.priority):
+            raise StrategyError(f'a link priority must be a finite number, not {self.priority!r}: '
+                                'fix the strategy\'s score_link (return None to drop a link)')
+
 
 class Strategy:
     """Base class: subclasses set `name` and `defaults`, and implement score_link and choose."""
@@ -67,12 +76,14 @@ class Strategy:
 
     @classmethod
     def complete_params(cls, params: dict) -> dict:
-        """The parameters with every default filled in; an unknown name is an error."""
+        """The parameters with every default filled in, also inside a table such as a share per block
+        (giving one block's share keeps the others'); an unknown name is an error."""
         unknown = sorted(set(params) - set(cls.defaults))
         if unknown:
             known = ', '.join(cls.defaults) or 'none'
             raise StrategyError(f'strategy {cls.name} has no parameter {", ".join(unknown)} (its parameters: {known})')
-        return {**cls.defaults, **params}
+        return {name: {**default, **params.get(name, {})} if isinstance(default, dict) else params.get(name, default)
+                for name, default in cls.defaults.items()}
 
     def seed_depth(self) -> int:
         """The depth budget a seed URL starts with."""

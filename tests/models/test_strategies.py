@@ -3,7 +3,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from models.strategies import (STRATEGIES, LinkFeatures, ParentPage, StrategyError, make_strategy,
+from models.strategies import (STRATEGIES, LinkFeatures, LinkScore, ParentPage, StrategyError, make_strategy,
                                strategy_class, top_k)
 from models.termstats import TermStats
 from models.relevance import terms_relevance
@@ -87,8 +87,16 @@ def test_best_first_scores_anchor_words_and_inherits_the_page_by_block():
 def test_parameters_are_completed_with_defaults_and_unknown_ones_refused():
     assert make_strategy('best-first', {'anchor_share': 0.5}).params['anchor_share'] == 0.5
     assert make_strategy('best-first').params['anchor_share'] == 0.3
+    shares = make_strategy('best-first', {'parent_share_by_block': {'navigation': 0.2}}).params['parent_share_by_block']
+    assert shares == {'content': 1.0, 'related': 1.0, 'navigation': 0.2, 'noise': 0.0}
     with pytest.raises(StrategyError, match='no parameter depth'):
         make_strategy('bfs', {'depth': 3})
     with pytest.raises(StrategyError, match='best-first, bfs, random'):
         strategy_class('shark-ish')
     assert set(STRATEGIES) == {'best-first', 'bfs', 'random'}
+
+
+@pytest.mark.parametrize('priority', [float('nan'), float('inf'), None, '0.5'])
+def test_a_priority_that_is_not_a_finite_number_is_refused(priority):
+    with pytest.raises(StrategyError, match='finite number'):
+        LinkScore(priority)

@@ -20,16 +20,3 @@ def test_a_term_in_every_document_weighs_below_zero_and_no_statistics_weigh_noth
     assert tfidf_weights(['a1'], stats)['a1'] < 0
     assert tfidf_weights(['a1'], TermStats()) == {'a1': 0.0}
     assert tfidf_weights([], stats) == {}
-
-
-def test_merged_statistics_equal_one_pass():
-    left = TermStats.from_documents(DOCS[:1])
-    right = TermStats.from_documents(DOCS[1:])
-    merged = TermStats().merge(left).merge(right)
-    assert merged == TermStats.from_documents(DOCS)
-    assert merged.documents == 4 and merged.document_frequency['足球'] == 2
-
-
-def test_statistics_survive_a_round_trip_through_a_dict():
-    stats = TermStats.from_documents(DOCS)
-    assert TermStats.from_dict(stats.to_dict()) == stats
