@@ -25,6 +25,16 @@ def link_candidate(link: LinkFeatures, parent: ParentPage, score: LinkScore, lin
             'title': None, 'snippet': None}
 
 
+def seed_candidate(url: str, seed_index: int, depth: int, round_number: int) -> dict:
+    """The candidate row of a seed the first round had no room for: it waits like any link, found
+    before round 1 (first_round 0) in the order the seeds were given (link_index)."""
+    return {'round': round_number, 'url': url, 'host': host_of(url), 'priority': 1.0, 'depth': depth,
+            'operator': 'seed', 'parent_url': None, 'parent_relevance': None, 'block': None, 'anchor': None,
+            'anchor_relevance': None, 'context_relevance': None, 'url_relevance': None,
+            'first_round': 0, 'parent_position': None, 'link_index': seed_index, 'times_linked': 0,
+            'title': None, 'snippet': None}
+
+
 def _preference(row: dict) -> tuple:
     """Smaller is better: priority, then discovery order; the parent URL makes the order total."""
     unknown = math.inf

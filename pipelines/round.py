@@ -45,9 +45,10 @@ def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
     return sum(crawl.manifest(number)['tables'].get('pages', {}).get('rows', 0) for number in rounds)
 
 
-def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound,
-                settings: CrawlSettings) -> beam.Pipeline:
-    """The round `pending.round` of `crawl`, built on the rounds committed before it."""
+def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound, settings: CrawlSettings,
+                discovered: list[dict] = ()) -> beam.Pipeline:
+    """The round `pending.round` of `crawl`, built on the rounds committed before it; `discovered`
+    are candidate rows found other than as this round's links (seeds waiting for room)."""
     number, out = pending.round, pending.uri
     earlier = [r for r in crawl.committed_rounds() if r < number]
     previous = earlier[-1:]
@@ -72,7 +73,9 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
                | 'AllFetchLogs' >> beam.Flatten()
                | 'ReachedUrls' >> beam.FlatMap(reached_urls))
     previous_candidates = pipeline | 'ReadCandidates' >> ReadCommitted(crawl, 'candidates', previous)
-    candidates = ({'previous': previous_candidates, 'found': scored[Score.FOUND], 'reached': reached}
+    found = ((scored[Score.FOUND], pipeline | 'Discovered' >> beam.Create(list(discovered)))
+             | 'FoundCandidates' >> beam.Flatten())
+    candidates = ({'previous': previous_candidates, 'found': found, 'reached': reached}
                   | 'UpdateFrontier' >> UpdateFrontier(number))
     candidates | 'WriteCandidates' >> WriteTable(out, 'candidates')
     return pipeline

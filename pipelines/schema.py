@@ -91,7 +91,7 @@ CANDIDATES = pa.schema([
     ('host', pa.string()),
     ('priority', pa.float64()),     # the strategy's best score of any link or result to the URL
     ('depth', pa.int32()),          # largest depth (Shark/SSAPS) or tunnel budget (DTH) given; -1 unused
-    ('operator', pa.string()),      # what found the best link: link (a fetched page's outlink), FC, BC, KS, RS
+    ('operator', pa.string()),      # what found the best link: link (a fetched page's outlink), seed, FC, BC, KS, RS
     ('parent_url', pa.string()),    # the page of the best link; null for search results
     ('parent_relevance', pa.float64()),  # that page's relevance to the topic
     ('block', pa.string()),         # the best link's block on its page (BLOCK_CLASSES)
@@ -99,9 +99,9 @@ CANDIDATES = pa.schema([
     ('anchor_relevance', pa.float64()),
     ('context_relevance', pa.float64()),
     ('url_relevance', pa.float64()),
-    ('first_round', pa.int32()),    # round the URL was first found in
+    ('first_round', pa.int32()),    # round the URL was first found in; 0 for a seed
     ('parent_position', pa.int32()),  # the best link's page: its place in its round's frontier
-    ('link_index', pa.int32()),     # the best link's place on that page
+    ('link_index', pa.int32()),     # the best link's place on that page; a seed's in the seed list
     ('times_linked', pa.int32()),   # links (or results) to the URL found so far
     ('title', pa.string()),         # from a search result, when there was one
     ('snippet', pa.string()),

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from models.frontier import seed_candidate
 from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from models.urls import UrlError, normalize_url
@@ -72,31 +73,43 @@ class Driver:
         self.hosts = set(crawl.read_table('pages', columns=['host']).column('host').to_pylist())
         self.reports: list[RoundReport] = []
 
-    def run(self, max_rounds: int | None = None) -> int:
+    def run(self, max_rounds: int | None = None, stop_requested=lambda: False) -> int:
+        """Rounds until the budget is spent, `max_rounds` ran, the frontier is empty or
+        `stop_requested()` says so (checked before each round)."""
         budget, rounds_run = self.settings.budget, 0
-        while self.requested < budget and (max_rounds is None or rounds_run < max_rounds):
+        while (self.requested < budget and (max_rounds is None or rounds_run < max_rounds)
+               and not stop_requested()):
             last = self.crawl.last_committed_round()
             number = (last or 0) + 1
             started = time.monotonic()
-            frontier, selector = self._choose(last, number, min(self.settings.round_size, budget - self.requested))
+            frontier, selector, discovered = self._choose(last, number,
+                                                          min(self.settings.round_size, budget - self.requested))
             if not frontier.num_rows:
                 print(f'focal: the frontier is empty after round {number - 1}, with {self.requested} of '
                       f'{budget} pages fetched: no unfetched link is left. Add seeds (more, or from other '
                       'sites), allow more hosts, or look for robots refusals and errors with `focal inspect`.',
                       file=sys.stderr)
                 return 0
-            self._run_round(number, frontier, selector, time.monotonic() - started)
+            self._run_round(number, frontier, selector, discovered, time.monotonic() - started)
             rounds_run += 1
         if self.requested >= budget:
             self.progress(f'budget of {budget} pages spent: {self.requested} URLs requested in '
                           f'{len(self.crawl.committed_rounds())} rounds')
         return 0
 
-    def _choose(self, last: int | None, number: int, count: int) -> tuple[pa.Table, dict]:
-        """The round's frontier and the selector state after choosing it."""
+    def _choose(self, last: int | None, number: int, count: int) -> tuple[pa.Table, dict, list[dict]]:
+        """The round's frontier, the selector state after choosing it and the candidate rows the
+        round adds besides its pages' links (the seeds the first round has no room for)."""
+        discovered = []
         if last is None:
             rng, state = new_rng(self.settings.random_seed), self.strategy.initial_state()
-            frontier = self._seed_rows(number, count)
+            seeds, depth = self._seed_urls(), self.strategy.seed_depth()
+            frontier = pa.Table.from_pylist(
+                [{'round': number, 'url': url, 'strategy': self.strategy.name, 'operator': 'seed', 'priority': 1.0,
+                  'depth': depth, 'parent_url': None, 'position': position}
+                 for position, url in enumerate(seeds[:count])], schema=schema.FRONTIER)
+            discovered = [seed_candidate(url, index, depth, number) for index, url in enumerate(seeds)
+                          if index >= count]
         else:
             saved = self.crawl.read_selector(last)
             rng = rng_from_state(saved['rng'])
@@ -109,10 +122,11 @@ class Driver:
                 'operator': chosen.column('operator'), 'priority': chosen.column('priority'),
                 'depth': chosen.column('depth'), 'parent_url': chosen.column('parent_url'),
                 'position': pa.array(range(size), pa.int32())}, schema=schema.FRONTIER)
-        return frontier, {'round': number, 'strategy': self.strategy.name, 'state': state,
-                          'rng': rng.bit_generator.state}
+        selector = {'round': number, 'strategy': self.strategy.name, 'state': state, 'rng': rng.bit_generator.state}
+        return frontier, selector, discovered
 
-    def _seed_rows(self, number: int, count: int) -> pa.Table:
+    def _seed_urls(self) -> list[str]:
+        """The settings' seeds, normalised, each once, in the order given."""
         urls = []
         for seed in self.settings.seeds:
             try:
@@ -122,18 +136,17 @@ class Driver:
                 continue
             if url not in urls:
                 urls.append(url)
-        return pa.Table.from_pylist(
-            [{'round': number, 'url': url, 'strategy': self.strategy.name, 'operator': 'seed', 'priority': 1.0,
-              'depth': self.strategy.seed_depth(), 'parent_url': None, 'position': position}
-             for position, url in enumerate(urls[:count])], schema=schema.FRONTIER)
+        return urls
 
-    def _run_round(self, number: int, frontier: pa.Table, selector: dict, choose_seconds: float) -> None:
+    def _run_round(self, number: int, frontier: pa.Table, selector: dict, discovered: list[dict],
+                   choose_seconds: float) -> None:
         pending = self.crawl.begin(number)
         try:
             pending.write_table('frontier', frontier)
             selector_file = self.crawl.write_selector(number, selector)
             started = time.monotonic()
-            build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings).run().wait_until_finish()
+            build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings,
+                        discovered).run().wait_until_finish()
             pipeline_seconds = time.monotonic() - started
             started = time.monotonic()
             summary = self._summarize(pending)
