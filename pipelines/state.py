@@ -110,6 +110,13 @@ class CrawlDir:
         _check_version(config.get('schema_version'), config_path)
         return cls(root, config, filesystem, path)
 
+    def update_config(self, config: dict) -> None:
+        """Replace the settings in crawl.json (atomically), keeping its version and creation time."""
+        document = {'schema_version': self.config['schema_version'], 'created_at': self.config['created_at'],
+                    **config}
+        _write_json_atomically(self._fs, posixpath.join(self._path, CONFIG), document)
+        self.config = document
+
     # -- reading --------------------------------------------------------------------------
 
     def committed_rounds(self, kind: str = 'rounds') -> list[int]:

@@ -1,7 +1,10 @@
 """`focal crawl` and `focal inspect`."""
 import argparse
 import collections
+import contextlib
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_RANDOM_SEED, DEFAULT_ROUND_SIZE,
@@ -11,6 +14,10 @@ from models.topic import load_task, load_topic
 from runners.command import CommandError, positive_int
 from pipelines.state import CrawlDir, final_outcomes
 from runners.driver import Driver
+from runners.portable import check_job_endpoint
+
+# What a crawl is: --resume keeps these as crawl.json records them.
+DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'round_size', 'random_seed')
 
 
 def _seeds(path: str) -> list[str]:
@@ -30,30 +37,85 @@ def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlS
         topic, seeds, task_summary = load_topic(args.topic), _seeds(args.seeds), None
     else:
         raise CommandError('give --task WEB_DIR/tasks/NAME.yaml, or both --seeds FILE and --topic FILE')
-    return CrawlSettings(topic=topic, seeds=seeds, strategy=args.strategy, budget=args.budget,
-                         round_size=args.round_size, random_seed=args.random_seed,
-                         fetch=FetchSettings(delay=args.delay, timeout=args.timeout, proxy=args.proxy,
-                                             allow_hosts=args.allow_host),
+    return CrawlSettings(topic=topic, seeds=seeds, strategy=args.strategy or DEFAULT_STRATEGY,
+                         budget=_given(args.budget, DEFAULT_BUDGET),
+                         round_size=_given(args.round_size, DEFAULT_ROUND_SIZE), random_seed=_given(args.random_seed, DEFAULT_RANDOM_SEED),
+                         fetch=FetchSettings(delay=_given(args.delay, DEFAULT_DELAY),
+                                             timeout=_given(args.timeout, DEFAULT_TIMEOUT), proxy=args.proxy,
+                                             allow_hosts=args.allow_host or []),
                          beam_args=beam_args, task=task_summary)
+
+
+def _given(value, default):
+    return default if value is None else value
+
+
+def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: list[str]) -> None:
+    """--resume keeps what defines the crawl; it may spend a new budget, reach the web another way
+    (a restarted sandbox's --proxy, another delay) or run on other Beam options. Changes are
+    recorded in crawl.json, so the next --resume keeps them."""
+    fixed = [f'--{name.replace("_", "-")}' for name in DEFINING_OPTIONS if getattr(args, name) is not None]
+    if fixed:
+        raise CommandError(f'{", ".join(fixed)} cannot change a crawl being resumed: --resume continues '
+                           f'with the settings in {crawl_dir.root}/crawl.json. It takes --budget, --rounds, '
+                           '--delay, --timeout, --proxy, --allow-host and Beam options; for other settings '
+                           'start a new crawl with --out')
+    settings = CrawlSettings.from_dict(crawl_dir.config, source=f'{crawl_dir.root}/crawl.json')
+    before = settings.to_dict()
+    settings.budget = _given(args.budget, settings.budget)
+    settings.fetch.delay = _given(args.delay, settings.fetch.delay)
+    settings.fetch.timeout = _given(args.timeout, settings.fetch.timeout)
+    settings.fetch.proxy = _given(args.proxy, settings.fetch.proxy)
+    settings.fetch.allow_hosts = _given(args.allow_host, settings.fetch.allow_hosts)
+    settings.beam_args = beam_args or settings.beam_args
+    check_job_endpoint(settings.beam_args)
+    if settings.to_dict() != before:
+        crawl_dir.update_config(settings.to_dict())
+
+
+@contextlib.contextmanager
+def interrupt_recorded():
+    """Ctrl-C raises KeyboardInterrupt as usual and is remembered: Beam re-raises one that lands in
+    a DoFn as a RuntimeError, and one that lands in a finaliser is only printed."""
+    interrupted = threading.Event()
+
+    def on_interrupt(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def crawl(args: argparse.Namespace, beam_args: list[str]) -> int:
     if args.resume:
         crawl_dir = CrawlDir.open(args.resume)
+        resume_settings(crawl_dir, args, beam_args)
     else:
         if not args.out:
             raise CommandError('give --out CRAWL_DIR for a new crawl, or --resume CRAWL_DIR')
         settings = settings_from_args(args, beam_args)
+        check_job_endpoint(beam_args)
         crawl_dir = CrawlDir.create(args.out, settings.to_dict())
         print(f'crawl {args.out}: topic "{settings.topic.name}", {len(settings.seeds)} seeds, strategy '
               f'{settings.strategy}, budget {settings.budget} pages in rounds of {settings.round_size}')
-    driver = Driver(crawl_dir, beam_args)
-    try:
-        return driver.run(max_rounds=args.rounds)
-    except KeyboardInterrupt:
-        print(f'focal: stopped; the round in progress was discarded, every committed round is kept. '
-              f'Continue with: focal crawl --resume {crawl_dir.root}', file=sys.stderr)
-        return 130
+    driver = Driver(crawl_dir)
+    with interrupt_recorded() as interrupted:
+        try:
+            code = driver.run(max_rounds=args.rounds, stop_requested=interrupted.is_set)
+        except KeyboardInterrupt:
+            pass
+        except Exception:
+            if not interrupted.is_set():
+                raise
+        if not interrupted.is_set():
+            return code
+    print(f'focal: stopped; a round in progress was discarded, every committed round is kept. '
+          f'Continue with: focal crawl --resume {crawl_dir.root}', file=sys.stderr)
+    return 130
 
 
 def inspect(args: argparse.Namespace) -> int:
@@ -94,23 +156,25 @@ def add_parser(subparsers) -> None:
     source.add_argument('--seeds', help='a file of seed URLs, one a line')
     crawl_parser.add_argument('--out', help='the new crawl directory (local path or URI)')
     crawl_parser.add_argument('--resume', metavar='CRAWL_DIR', help='continue a crawl where it stopped')
-    crawl_parser.add_argument('--strategy', default=DEFAULT_STRATEGY, choices=list(STRATEGIES),
-                              help='how the next round is chosen (default: %(default)s)')
-    crawl_parser.add_argument('--budget', type=positive_int, default=DEFAULT_BUDGET,
-                              help='URLs to request (default: %(default)s)')
-    crawl_parser.add_argument('--round-size', type=positive_int, default=DEFAULT_ROUND_SIZE,
-                              help='URLs fetched per round (default: %(default)s)')
-    crawl_parser.add_argument('--random-seed', type=int, default=DEFAULT_RANDOM_SEED,
+    crawl_parser.add_argument('--strategy', choices=list(STRATEGIES),
+                              help=f'how the next round is chosen (default: {DEFAULT_STRATEGY})')
+    crawl_parser.add_argument('--budget', type=positive_int,
+                              help=f'URLs to request in the whole crawl (default: {DEFAULT_BUDGET}; with '
+                                   '--resume, a new total)')
+    crawl_parser.add_argument('--round-size', type=positive_int,
+                              help=f'URLs fetched per round (default: {DEFAULT_ROUND_SIZE})')
+    crawl_parser.add_argument('--random-seed', type=int,
                               help="seed of the strategy's random choices: the same seed, the same crawl "
-                                   '(default: %(default)s)')
+                                   f'(default: {DEFAULT_RANDOM_SEED})')
     crawl_parser.add_argument('--rounds', type=positive_int, help='run at most this many rounds, then stop')
-    crawl_parser.add_argument('--delay', type=float, default=DEFAULT_DELAY,
-                              help='seconds between requests to one host (default: %(default)s; 0 for a sandbox you own)')
-    crawl_parser.add_argument('--timeout', type=float, default=DEFAULT_TIMEOUT,
+    crawl_parser.add_argument('--delay', type=float,
+                              help=f'seconds between requests to one host (default: {DEFAULT_DELAY}; 0 for a '
+                                   'sandbox you own)')
+    crawl_parser.add_argument('--timeout', type=float,
                               help='seconds to wait for a response to go on; a whole response gets '
-                                   'three times this (default: %(default)s)')
+                                   f'three times this (default: {DEFAULT_TIMEOUT})')
     crawl_parser.add_argument('--proxy', help='HTTP proxy for every request, e.g. the sandbox: http://127.0.0.1:8642')
-    crawl_parser.add_argument('--allow-host', action='append', default=[], metavar='HOST',
+    crawl_parser.add_argument('--allow-host', action='append', metavar='HOST',
                               help='allow a private or loopback host or IP (repeatable)')
     crawl_parser.set_defaults(handler=crawl, takes_beam_args=True)
 

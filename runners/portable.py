@@ -10,12 +10,15 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
+
+from apache_beam.options.pipeline_options import PipelineOptions, PortableOptions
 
 from runners.command import CommandError
 
@@ -34,6 +37,22 @@ def worker_environment() -> dict:
 def beam_args(job_port: int, pool_port: int) -> list[str]:
     return ['--runner=PortableRunner', f'--job_endpoint=localhost:{job_port}',
             '--environment_type=EXTERNAL', f'--environment_config=localhost:{pool_port}']
+
+
+def check_job_endpoint(options: list[str]) -> None:
+    """Refuse to start a round on a job service that does not answer: Beam would wait on it, and an
+    endpoint recorded in crawl.json by an earlier `focal portable-runner` is gone once it stops."""
+    endpoint = PipelineOptions(options).view_as(PortableOptions).job_endpoint
+    if not endpoint or endpoint == 'embed':
+        return
+    host, _, port = endpoint.rpartition(':')
+    try:
+        socket.create_connection((host or 'localhost', int(port)), timeout=5).close()
+    except (OSError, ValueError) as error:
+        raise CommandError(f'the Beam job service at --job_endpoint={endpoint} does not answer ({error}). '
+                           'Start one with `focal portable-runner` and pass the options it prints, or run '
+                           'locally with --runner=DirectRunner; options given with --resume replace the '
+                           'recorded ones') from None
 
 
 def _wait_for(read_port, process: subprocess.Popen, name: str, log: Path, deadline: float) -> int:

@@ -1,6 +1,7 @@
 """`focal crawl` end to end: a real sandbox server on 127.0.0.1, real Beam rounds, real Parquet."""
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -10,6 +11,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from models.topic import load_task
+from models.urls import normalize_url
 from pipelines.state import CrawlDir, final_outcomes
 from runners.cli import main
 from runners.driver import NOT_REQUESTED
@@ -204,3 +207,42 @@ def test_an_empty_frontier_stops_the_crawl_and_says_what_to_do(tmp_path, news_we
     message = capsys.readouterr().err
     assert 'frontier is empty after round 1' in message and 'Add seeds' in message
     assert CrawlDir.open(str(tmp_path / 'crawl')).committed_rounds() == [1]
+
+
+def test_seeds_the_first_round_has_no_room_for_wait_as_candidates(news_web_dir, sandbox, tmp_path):
+    seeds = [normalize_url(url) for url in load_task(news_web_dir / 'tasks' / '房产.yaml').topic.seeds]
+    assert len(seeds) == 5
+    out = tmp_path / 'crawl'
+    assert main(crawl_args(news_web_dir, sandbox, out, '--strategy', 'bfs', budget=4, round_size=2)) == 0
+    crawl = CrawlDir.open(str(out))
+    first = crawl.read_table('candidates', 1).filter(pc.equal(pc.field('operator'), 'seed'))
+    assert sorted(first.column('url').to_pylist()) == sorted(seeds[2:])
+    assert set(first.column('first_round').to_pylist()) == {0}
+    assert frontiers(crawl) == [seeds[:2], seeds[2:4]]  # BFS: seeds are the oldest discoveries
+
+
+def test_resume_keeps_what_defines_the_crawl_and_takes_a_new_budget(news_web_dir, sandbox, tmp_path, capsys):
+    out = tmp_path / 'crawl'
+    assert main(crawl_args(news_web_dir, sandbox, out, budget=10, round_size=10)) == 0
+    assert main(['crawl', '--resume', str(out), '--strategy', 'bfs', '--round-size', '5']) == 2
+    message = capsys.readouterr().err
+    assert '--strategy, --round-size cannot change a crawl being resumed' in message and '--out' in message
+    assert main(['crawl', '--resume', str(out), '--budget', '20', '--delay', '0.01']) == 0
+    crawl = CrawlDir.open(str(out))
+    assert crawl.config['budget'] == 20 and crawl.config['fetch']['delay'] == 0.01
+    assert crawl.config['strategy'] == 'best-first'
+    assert len(requested(crawl)) == 20 and crawl.last_committed_round() > 2
+
+
+def test_resume_on_a_job_service_that_is_gone_says_what_to_do(news_web_dir, sandbox, tmp_path, capsys):
+    out = tmp_path / 'crawl'
+    assert main(crawl_args(news_web_dir, sandbox, out, budget=5, round_size=5)) == 0
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(('127.0.0.1', 0))
+        port = closed.getsockname()[1]
+    assert main(['crawl', '--resume', str(out), '--budget', '10', '--runner=PortableRunner',
+                 f'--job_endpoint=localhost:{port}', '--environment_type=LOOPBACK']) == 2
+    message = capsys.readouterr().err
+    assert f'--job_endpoint=localhost:{port} does not answer' in message and 'focal portable-runner' in message
+    resumed = CrawlDir.open(str(out))
+    assert resumed.committed_rounds() == [1] and resumed.config['budget'] == 5  # nothing recorded
