@@ -2,7 +2,9 @@
 
 Builds the THUCNews web at scale 8 (about 140k pages; or reuses --web DIR), serves it on
 127.0.0.1, and runs `focal crawl` as a separate process, as a user would, in rounds of 5,000:
-first all rounds but the last, then `focal crawl --resume` for the last one. Prints per round
+first the rounds a budget of --pages needs if every URL were requested, then `focal crawl --resume`
+until the budget is spent (robots.txt refusals cost nothing, so that takes a few more rounds,
+the last ones small). Prints per round
 the pipeline's seconds, the driver's (choosing from the committed candidates table, and the
 commit), the candidates table's rows and the driver's share of the round; at the end the peak
 RSS of the crawl processes and the time from `focal crawl --resume` to the first request of the
@@ -83,7 +85,7 @@ def main():
             build_web('thucnews', web_dir, scale=8, force=True, progress=False)
         crawl_dir = args.out or Path(scratch) / 'crawl'
         task = web_dir / 'tasks' / '房产.yaml'
-        # Round 1 fetches the task's seeds only; the other rounds are full.
+        # Round 1 fetches the task's seeds only; the other rounds are full until the budget's end.
         full_rounds = -(-(args.pages - 5) // args.round_size)
         rounds: list[dict] = []
         with SandboxServer(*open_web(web_dir)) as server:
@@ -93,11 +95,11 @@ def main():
             run_crawl(focal('crawl', '--task', str(task), '--out', str(crawl_dir), '--budget', str(args.pages),
                             '--round-size', str(args.round_size), '--delay', '0', '--proxy', server.proxy_url,
                             '--rounds', str(full_rounds)), rounds)
-            print('  -- focal crawl --resume for the last round --', flush=True)
+            print('  -- focal crawl --resume until the budget is spent --', flush=True)
             resume_start = time_to_first_request(focal('crawl', '--resume', str(crawl_dir)), server, rounds)
             wall = time.monotonic() - started
         peak_gb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
-    pages = sum(r['fetched'] for r in rounds)
+    pages = sum(r['fetched'] for r in rounds)  # attempted: requested + refused before any request
     full = [r for r in rounds if r['fetched'] >= args.round_size / 2]
     worst = max(full, key=lambda r: (r['choose'] + r['commit']) / r['total'])
     worst_share = (worst['choose'] + worst['commit']) / worst['total']
