@@ -149,13 +149,14 @@ def add_parser(subparsers) -> None:
         'crawl', help='crawl in rounds, each a Beam pipeline',
         description='Crawl in rounds (each a Beam pipeline) until the page budget is spent. '
                     'Unknown options are passed to Beam (e.g. --runner, --direct_num_workers) and '
-                    'recorded in crawl.json: --resume runs on the same runner unless given others.')
+                    'recorded in crawl.json. --resume continues with the recorded settings; it takes a '
+                    'new --budget, --rounds, the fetch options and Beam options, and records them.')
     source = crawl_parser.add_argument_group('what to crawl for (new crawls)')
     source.add_argument('--task', help='a sandbox task: WEB_DIR/tasks/NAME.yaml (topic and seeds)')
     source.add_argument('--topic', help='a topic YAML file (`focal topic build` writes one)')
     source.add_argument('--seeds', help='a file of seed URLs, one a line')
     crawl_parser.add_argument('--out', help='the new crawl directory (local path or URI)')
-    crawl_parser.add_argument('--resume', metavar='CRAWL_DIR', help='continue a crawl where it stopped')
+    crawl_parser.add_argument('--resume', metavar='CRAWL_DIR', help='continue a crawl where it stopped, with its recorded settings')
     crawl_parser.add_argument('--strategy', choices=list(STRATEGIES),
                               help=f'how the next round is chosen (default: {DEFAULT_STRATEGY})')
     crawl_parser.add_argument('--budget', type=positive_int,
