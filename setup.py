@@ -24,6 +24,7 @@ REQUIRED = [
 ]
 
 TEST = [
+    'networkx==3.6.1',  # PageRank's reference in tests
     'pytest==9.2.0',
 ]
 

@@ -138,3 +138,26 @@ def summarize(fetched_urls_in_order: Iterable[str], truth: GroundTruth,
 
 def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
+
+
+# -- a ranking against ground truth (DWDBRM §5.1, eq. 13-15) ----------------------------------------
+
+MEDIAN_RANK_OF = 17  # DWDBRM's MidR: the middle of the first 17 relevant pages (Table 2)
+
+
+def precision_at(relevant_in_order: list[bool], n: int) -> float | None:
+    """P@N, eq. 13: the share of relevant pages among the first n (None when fewer are ranked)."""
+    return sum(relevant_in_order[:n]) / n if len(relevant_in_order) >= n else None
+
+
+def mean_rank(relevant_in_order: list[bool]) -> float | None:
+    """MR, eq. 14: the mean 0-based position of the relevant pages."""
+    places = [place for place, relevant in enumerate(relevant_in_order) if relevant]
+    return sum(places) / len(places) if places else None
+
+
+def median_rank(relevant_in_order: list[bool], n: int = MEDIAN_RANK_OF) -> int | None:
+    """MidR, eq. 15: the 0-based position of the ⌈n/2⌉-th relevant page among the first n relevant
+    ones (the 9th of 17; of all of them when fewer than n are relevant)."""
+    places = [place for place, relevant in enumerate(relevant_in_order) if relevant][:n]
+    return places[math.ceil(len(places) / 2) - 1] if places else None

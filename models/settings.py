@@ -8,8 +8,11 @@ and Beam runner as the rounds before it.
 import dataclasses
 import sys
 
+from models import ranking
+from models.pagerank import AUTO, MODES as PAGERANK_MODES
 from models.fetch import FetchPolicy
 from models.topic import Topic, topic_from_dict
+from models.urls import UrlError, normalize_url
 
 DEFAULT_BUDGET = 1000
 DEFAULT_ROUND_SIZE = 100
@@ -38,6 +41,23 @@ class FetchSettings:
 
 
 @dataclasses.dataclass
+class RankSettings:
+    """How the rank step ranks the pages found (models/ranking.py, transforms/pagerank.py)."""
+    alpha: float = ranking.ALPHA                        # PageRank's share in the combination (DWDBRM eq. 8)
+    combination: str = ranking.DEFAULT_COMBINATION      # eq8, mean or rrf
+    pagerank: str = AUTO                                # local (scipy on one worker), beam, or auto by graph size
+    negatives: str | None = None                        # a file of negative example URLs or pages for LR
+
+    def __post_init__(self):
+        try:
+            ranking.check_combination(self.combination, self.alpha)
+        except ranking.RankingError as error:
+            raise SettingsError(str(error)) from None
+        if self.pagerank not in PAGERANK_MODES:
+            raise SettingsError(f'PageRank mode {self.pagerank!r}: choose one of {", ".join(PAGERANK_MODES)}')
+
+
+@dataclasses.dataclass
 class CrawlSettings:
     topic: Topic
     seeds: list[str]
@@ -48,6 +68,7 @@ class CrawlSettings:
     random_seed: int = DEFAULT_RANDOM_SEED  # seeds the strategy's random generator (selector state)
     fetch: FetchSettings = dataclasses.field(default_factory=FetchSettings)
     beam_args: list[str] = dataclasses.field(default_factory=list)  # e.g. ['--runner=DirectRunner']
+    rank: RankSettings = dataclasses.field(default_factory=RankSettings)
     task: dict | None = None                # sandbox task the crawl is judged by: file, label, relevant_column
 
     def __post_init__(self):
@@ -57,6 +78,19 @@ class CrawlSettings:
         if self.budget < 1 or self.round_size < 1:
             raise SettingsError(f'budget and round size must be 1 or more (got {self.budget}, {self.round_size})')
         self.strategy_params = strategy_class(self.strategy).complete_params(self.strategy_params)
+
+    def seed_urls(self) -> tuple[list[str], list[str]]:
+        """The seeds normalised, each once, in the order given; and why any was skipped."""
+        urls, skipped = [], []
+        for seed in self.seeds:
+            try:
+                url = normalize_url(seed)
+            except UrlError as error:
+                skipped.append(str(error))
+                continue
+            if url not in urls:
+                urls.append(url)
+        return urls, skipped
 
     def to_dict(self) -> dict:
         document = dataclasses.asdict(self)
@@ -73,6 +107,7 @@ class CrawlSettings:
         try:
             values['topic'] = topic_from_dict(data['topic'], source=source)
             values['fetch'] = FetchSettings(**data.get('fetch', {}))
+            values['rank'] = RankSettings(**data.get('rank', {}))
             return cls(**values)
         except (KeyError, TypeError) as error:
             raise SettingsError(f'{source} does not hold the settings of a crawl ({error}): '

@@ -11,17 +11,20 @@ from pipelines.state import CrawlDir
 
 
 class ReadCommitted(beam.PTransform):
-    """Rows (dicts) of one table of some committed rounds (every committed round when none given)."""
+    """Rows (dicts) of one table of some committed rounds (every committed round when none given);
+    with `batched`, pyarrow tables of rows instead, for transforms that work on columns."""
 
     def __init__(self, crawl: CrawlDir, table: str, rounds: list[int] | None = None,
-                 columns: list[str] | None = None, kind: str = 'rounds'):
+                 columns: list[str] | None = None, kind: str = 'rounds', batched: bool = False):
         super().__init__()
         self.paths = [crawl.uri(path) for path in crawl.committed_files(table, rounds, kind)]
         self.columns = columns
+        self.batched = batched
 
     def expand(self, pbegin):
         if not self.paths:
             return pbegin | 'NoFiles' >> beam.Create([])
+        read = beam.io.ReadAllFromParquetBatched if self.batched else beam.io.ReadAllFromParquet
         return (pbegin
                 | 'CommittedFiles' >> beam.Create(self.paths)
-                | 'ReadParquet' >> beam.io.ReadAllFromParquet(columns=self.columns))
+                | 'ReadParquet' >> read(columns=self.columns))

@@ -8,9 +8,9 @@ any schema here raises SCHEMA_VERSION, and Focal refuses to mix versions in one 
 """
 import pyarrow as pa
 
-from models import block_model, fetch
+from models import block_model, fetch, ranking
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 FETCH_OUTCOMES = fetch.OUTCOMES
 
@@ -115,20 +115,40 @@ TERM_STATS = pa.schema([
     ('documents', pa.int64()),      # pages whose title or main text hold the term
 ])
 
+# PageRank over the crawl's link graph after a round (ranks/NNNNNN/, models/pagerank.py): every
+# page fetched or linked so far; a page votes once for each page it links to (links to itself
+# dropped, links to a URL that redirected count for the page reached); damping 0.85, uniform
+# teleport, the rank of pages without outlinks spread over all.
 PAGERANK = pa.schema([
-    ('round', pa.int32()),
+    ('round', pa.int32()),          # the last round the ranks cover (the ranks/ directory's number)
     ('url', pa.string()),
-    ('pagerank', pa.float64()),
+    ('pagerank', pa.float64()),     # sums to 1 over the table (DWDBRM eq. 7)
+    ('pagerank_wl', pa.float64()),  # WL eq. 6's un-normalised form: pages × pagerank, mean 1 (WL keeps PR >= 2)
 ])
 
-# Combined ranking (DWDBRM eq. 8): smaller score is better.
+# DWDBRM's ranking of every page fetched so far against the seed pages (models/ranking.py): one
+# row per page (by final URL), best first. Positions count from 0; pages with equal scores share
+# the mean of the positions they span. Smaller `combined` is better for eq8, larger for mean and rrf.
 RANKING = pa.schema([
+    ('round', pa.int32()),          # the last round the ranking covers
+    ('url', pa.string()),           # the page's final URL
+    ('host', pa.string()),
+    ('title', pa.string()),
+    ('fetched_round', pa.int32()),  # the round the page was fetched in
+    ('seed', pa.bool_()),           # one of the crawl's seed pages (the rankers' positives)
+    *[(f'score_{name}', pa.float64()) for name in ranking.SCORES],     # higher is more like the seeds
+    *[(f'position_{name}', pa.float64()) for name in ranking.SCORES],  # 0 = that ranker's best
+    ('combined', pa.float64()),     # the combination's value (eq8, mean or rrf)
+    ('position', pa.int64()),       # final place, 0 = best, each page its own
+])
+
+# The rankers' keyword vocabulary, in order: the topic's terms, then terms shared by the seed pages.
+VOCABULARY = pa.schema([
     ('round', pa.int32()),
-    ('url', pa.string()),
-    ('score', pa.float64()),
-    ('position', pa.int64()),
+    ('term', pa.string()),
+    ('index', pa.int32()),          # the term's column in the rankers' feature vectors
 ])
 
 ROUND_TABLES = {'frontier': FRONTIER, 'fetch_log': FETCH_LOG, 'pages': PAGES, 'links': LINKS,
                 'candidates': CANDIDATES, 'term_stats': TERM_STATS}
-RANK_TABLES = {'pagerank': PAGERANK, 'ranking': RANKING}
+RANK_TABLES = {'pagerank': PAGERANK, 'ranking': RANKING, 'vocabulary': VOCABULARY}

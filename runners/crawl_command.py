@@ -8,16 +8,18 @@ import threading
 from pathlib import Path
 
 from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_RANDOM_SEED, DEFAULT_ROUND_SIZE,
-                             DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings)
+                             DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
 from models.strategies import STRATEGIES
 from models.topic import load_task, load_topic
 from runners.command import CommandError, positive_int
 from pipelines.state import CrawlDir, final_outcomes
 from runners.driver import Driver
 from runners.portable import check_job_endpoint
+from runners.rank_command import add_rank_options, given_rank_options
 
 # What a crawl is: --resume keeps these as crawl.json records them.
-DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'round_size', 'random_seed')
+DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'round_size', 'random_seed',
+                    'alpha', 'combine', 'pagerank', 'negatives')
 
 
 def _seeds(path: str) -> list[str]:
@@ -43,7 +45,7 @@ def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlS
                          fetch=FetchSettings(delay=_given(args.delay, DEFAULT_DELAY),
                                              timeout=_given(args.timeout, DEFAULT_TIMEOUT), proxy=args.proxy,
                                              allow_hosts=args.allow_host or []),
-                         beam_args=beam_args, task=task_summary)
+                         beam_args=beam_args, task=task_summary, rank=RankSettings(**given_rank_options(args)))
 
 
 def _given(value, default):
@@ -177,6 +179,8 @@ def add_parser(subparsers) -> None:
     crawl_parser.add_argument('--proxy', help='HTTP proxy for every request, e.g. the sandbox: http://127.0.0.1:8642')
     crawl_parser.add_argument('--allow-host', action='append', metavar='HOST',
                               help='allow a private or loopback host or IP (repeatable)')
+    add_rank_options(crawl_parser.add_argument_group(
+        'ranking (new crawls; ranks are computed when the crawl ends, and after each round for strategies that rank)'))
     crawl_parser.set_defaults(handler=crawl, takes_beam_args=True)
 
     inspect_parser = subparsers.add_parser('inspect', help='summarise a crawl directory')

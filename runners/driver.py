@@ -18,10 +18,11 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from models.frontier import seed_candidate
 from models.settings import CrawlSettings
 from models.strategies import make_strategy
-from models.urls import UrlError, normalize_url
 from pipelines import schema
 from pipelines.round import build_round
+from models.ranking import RankingError
 from pipelines.state import CrawlDir, PendingRound, final_outcomes
+from runners.ranks import rank_round
 
 RELEVANT = 0.05  # relevance (a cosine) at which the progress line counts a page as judged relevant
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
@@ -89,13 +90,30 @@ class Driver:
                       f'{budget} pages fetched: no unfetched link is left. Add seeds (more, or from other '
                       'sites), allow more hosts, or look for robots refusals and errors with `focal inspect`.',
                       file=sys.stderr)
+                self._final_rank()
                 return 0
             self._run_round(number, frontier, selector, discovered, time.monotonic() - started)
             rounds_run += 1
+            if self.strategy.needs_ranking:
+                self._rank(number)
         if self.requested >= budget:
             self.progress(f'budget of {budget} pages spent: {self.requested} URLs requested in '
                           f'{len(self.crawl.committed_rounds())} rounds')
+            self._final_rank()
         return 0
+
+    def _rank(self, number: int) -> None:
+        self.progress(rank_round(self.crawl, number, self.settings, self.beam_args).line())
+
+    def _final_rank(self) -> None:
+        """Every crawl ends ranked; a crawl whose seeds all failed ends without ranks, and says why."""
+        last = self.crawl.last_committed_round()
+        if last is None:
+            return
+        try:
+            self._rank(last)
+        except RankingError as error:
+            print(f'focal: the crawl is not ranked: {error}', file=sys.stderr)
 
     def _choose(self, last: int | None, number: int, count: int) -> tuple[pa.Table, dict, list[dict]]:
         """The round's frontier, the selector state after choosing it and the candidate rows the
@@ -127,15 +145,9 @@ class Driver:
 
     def _seed_urls(self) -> list[str]:
         """The settings' seeds, normalised, each once, in the order given."""
-        urls = []
-        for seed in self.settings.seeds:
-            try:
-                url = normalize_url(seed)
-            except UrlError as error:
-                self.progress(f'warning: seed skipped: {error}')
-                continue
-            if url not in urls:
-                urls.append(url)
+        urls, skipped = self.settings.seed_urls()
+        for reason in skipped:
+            self.progress(f'warning: seed skipped: {reason}')
         return urls
 
     def _run_round(self, number: int, frontier: pa.Table, selector: dict, discovered: list[dict],

@@ -70,6 +70,8 @@ class Strategy:
     """Base class: subclasses set `name` and `defaults`, and implement score_link and choose."""
     name = ''
     defaults: dict = {}
+    needs_ranking = False  # True: the driver ranks the pages found (ranks/NNNNNN) after every round
+
 
     def __init__(self, params: dict | None = None):
         self.params = self.complete_params(params or {})

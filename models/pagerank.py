@@ -1,0 +1,139 @@
+"""PageRank by power iteration on a scipy CSR matrix (DWDBRM eq. 7, WL eq. 6).
+
+The graph is a set of directed edges between URLs: a page votes once for each page it links to,
+however often it names it (duplicate edges count once); a self-loop is an edge like any other
+(`crawl_edges`, the crawl's link graph, drops them). A page with
+no outlinks (dangling: most are pages not fetched yet) spreads its rank over every page, and
+the teleport is uniform, so the ranks sum to 1 and equal `networkx.pagerank` on a DiGraph.
+
+WL eq. 6 writes the un-normalised form `PR(p) = (1 − α) + α·Σ PR(v)/|C(v)|`, whose mean is 1
+("PR ≥ 2" keeps pages about twice as important as the average): `wl_form` is N times the
+normalised rank, which is that form with the dangling pages' rank spread the same way.
+
+The Beam transform (transforms/pagerank.py) runs the same iteration, a fixed number of steps
+(`iterations_for`), so both give one answer within `TOLERANCE`.
+"""
+import dataclasses
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from scipy import sparse
+
+DAMPING = 0.85          # α of WL eq. 6, c of DWDBRM eq. 7 (its paper gives none; 0.85 is Page and Brin's)
+TOLERANCE = 1e-9        # bound on the L1 distance of the answer from the exact ranks
+MAX_ITERATIONS = 1000   # a cap that a damping below 1 never reaches before TOLERANCE
+LOCAL, BEAM, AUTO = 'local', 'beam', 'auto'
+MODES = (AUTO, LOCAL, BEAM)   # where PageRank runs: scipy on one worker, Beam's iteration, or by size
+AUTO_LOCAL_EDGES = 50_000_000  # up to this many links a graph fits one worker (CSR: ~12 bytes an edge)
+EDGES = pa.schema([('source', pa.string()), ('target', pa.string())])  # crawl_edges' table
+
+
+class PageRankError(ValueError):
+    """A damping, tolerance or graph PageRank cannot use."""
+
+
+def check_damping(damping: float) -> None:
+    if not 0 <= damping < 1:
+        raise PageRankError(f'the damping factor must be in [0, 1), not {damping}')
+
+
+def resolve_mode(mode: str, links: int) -> str:
+    """LOCAL or BEAM for a crawl with this many links; AUTO is LOCAL while the graph fits one worker."""
+    if mode not in MODES:
+        raise PageRankError(f'PageRank mode {mode!r}: choose one of {", ".join(MODES)}')
+    if mode == AUTO:
+        return LOCAL if links <= AUTO_LOCAL_EDGES else BEAM
+    return mode
+
+
+def iterations_for(tolerance: float = TOLERANCE, damping: float = DAMPING) -> int:
+    """Steps from the uniform start that bring any graph within `tolerance` (L1) of its ranks:
+    each step shrinks the distance by the damping, and the start is at most 2 away."""
+    check_damping(damping)
+    if damping == 0:
+        return 1
+    return max(1, math.ceil(math.log(tolerance / 2) / math.log(damping)))
+
+
+@dataclasses.dataclass
+class LinkGraph:
+    """Nodes (URLs) and distinct edges between them, as indices into `nodes`."""
+    nodes: pa.Array      # string, each URL once
+    sources: np.ndarray  # int64
+    targets: np.ndarray  # int64
+
+    @classmethod
+    def from_edges(cls, sources: pa.Array, targets: pa.Array, nodes: pa.Array | None = None) -> 'LinkGraph':
+        """The graph of these (source, target) URL pairs, plus isolated `nodes`."""
+        sources, targets = pa.array(sources, pa.string()), pa.array(targets, pa.string())
+        ends = [sources, targets] + ([pa.array(nodes, pa.string())] if nodes is not None else [])
+        names = pc.unique(pa.concat_arrays(ends)) if sum(len(a) for a in ends) else pa.array([], pa.string())
+        src = pc.index_in(sources, value_set=names).to_numpy(zero_copy_only=False).astype(np.int64)
+        dst = pc.index_in(targets, value_set=names).to_numpy(zero_copy_only=False).astype(np.int64)
+        distinct = np.unique(src * len(names) + dst) if len(src) else np.zeros(0, np.int64)
+        return cls(names, distinct // max(len(names), 1), distinct % max(len(names), 1))
+
+    @property
+    def size(self) -> int:
+        return len(self.nodes)
+
+    def out_degree(self) -> np.ndarray:
+        return np.bincount(self.sources, minlength=self.size)
+
+    def in_degree(self) -> np.ndarray:
+        return np.bincount(self.targets, minlength=self.size)
+
+
+@dataclasses.dataclass
+class PageRankResult:
+    ranks: np.ndarray    # per node of the graph, summing to 1
+    iterations: int
+    converged: bool      # the last step moved the ranks by less than the tolerance allows
+
+
+def pagerank(graph: LinkGraph, damping: float = DAMPING, tolerance: float = TOLERANCE,
+             max_iterations: int = MAX_ITERATIONS) -> PageRankResult:
+    """Power iteration x ← α·(M·x + dangling mass / N) + (1 − α)/N from x = 1/N, stopping when a
+    step moves x by at most tolerance·(1 − α)/α in L1 (then x is within `tolerance` of the ranks)."""
+    check_damping(damping)
+    n = graph.size
+    if n == 0:
+        return PageRankResult(np.zeros(0), 0, True)
+    out_degree = graph.out_degree()
+    # Row = target, column = source, weight 1/outdegree(source): M·x gives each target its inflow.
+    spread = sparse.csr_matrix((1.0 / out_degree[graph.sources], (graph.targets, graph.sources)), shape=(n, n))
+    dangling = out_degree == 0
+    stop = tolerance * (1 - damping) / damping if damping else math.inf
+    ranks = np.full(n, 1.0 / n)
+    for iteration in range(1, max_iterations + 1):
+        previous = ranks
+        ranks = damping * (spread @ previous + previous[dangling].sum() / n) + (1 - damping) / n
+        if np.abs(ranks - previous).sum() <= stop:
+            return PageRankResult(ranks, iteration, True)
+    return PageRankResult(ranks, max_iterations, False)
+
+
+def wl_form(ranks: np.ndarray, nodes: int) -> np.ndarray:
+    """WL eq. 6's un-normalised PageRank, mean 1: N (the graph's nodes) times the normalised ranks."""
+    return ranks * nodes
+
+
+def crawl_edges(links: pa.Table, aliases: dict[str, str]) -> pa.Table:
+    """Links of fetched pages (url = source page, dst) as graph edges (source, target): a link to a
+    URL that redirected points at the page it reached, and a page's links to itself are dropped
+    (a page does not vote for itself)."""
+    targets = links['dst'].combine_chunks()
+    if aliases:
+        index = pc.index_in(targets, value_set=pa.array(list(aliases), pa.string()))
+        targets = pc.coalesce(pc.take(pa.array(list(aliases.values()), pa.string()), index), targets)
+    sources = links['url'].combine_chunks()
+    edges = pa.table({'source': sources, 'target': targets}, schema=EDGES)
+    return edges.filter(pc.not_equal(sources, targets))
+
+
+def ranks_table(urls, ranks, nodes: int) -> pa.Table:
+    """url, pagerank (over the graph's nodes, summing to 1) and pagerank_wl (WL eq. 6, mean 1)."""
+    ranks = np.asarray(ranks, dtype=np.float64)
+    return pa.table({'url': pa.array(urls, pa.string()), 'pagerank': ranks, 'pagerank_wl': wl_form(ranks, nodes)})
