@@ -144,10 +144,11 @@ def page_features(pages: pa.Table, vocabulary: list[str]) -> PageFeatures:
 
 def terms_features(documents: list[tuple[str, dict[str, int]]], vocabulary: list[str]) -> PageFeatures:
     """Features of pages given as (URL or file name, term counts): a user's negative examples."""
-    table = pa.table({'round': pa.array([0] * len(documents), pa.int32()),
-                      'final_url': [name for name, _ in documents], 'url': [name for name, _ in documents],
-                      'host': [''] * len(documents), 'title': [''] * len(documents),
-                      'terms': [list(counts) for _, counts in documents],
+    names = [name for name, _ in documents]
+    table = pa.table({'round': pa.array([0] * len(documents), pa.int32()), 'url': pa.array(names, pa.string()),
+                      'final_url': pa.array(names, pa.string()), 'host': pa.array([''] * len(documents), pa.string()),
+                      'title': pa.array([''] * len(documents), pa.string()),
+                      'terms': pa.array([list(counts) for _, counts in documents], pa.list_(pa.string())),
                       'term_counts': pa.array([list(counts.values()) for _, counts in documents],
                                               pa.list_(pa.int32()))})
     return page_features(table, vocabulary)
