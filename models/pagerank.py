@@ -70,6 +70,7 @@ class LinkGraph:
         sources, targets = pa.array(sources, pa.string()), pa.array(targets, pa.string())
         ends = [sources, targets] + ([pa.array(nodes, pa.string())] if nodes is not None else [])
         names = pc.unique(pa.concat_arrays(ends)) if sum(len(a) for a in ends) else pa.array([], pa.string())
+        names = names.take(pc.sort_indices(names))  # one node order (and one float sum order) whatever the input order
         src = pc.index_in(sources, value_set=names).to_numpy(zero_copy_only=False).astype(np.int64)
         dst = pc.index_in(targets, value_set=names).to_numpy(zero_copy_only=False).astype(np.int64)
         distinct = np.unique(src * len(names) + dst) if len(src) else np.zeros(0, np.int64)

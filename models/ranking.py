@@ -18,7 +18,9 @@ Rankers (each scores a page; higher is more like the seeds):
 
 Positions count from 0 (SEEDS_SPEC §3 item 8); pages with equal scores share the mean of the
 positions they span, so no ranker orders ties by URL. Combinations (`COMBINATIONS`):
-* eq8 — (1 − α)·mean position among the five rankers + α·PageRank position, smaller is better;
+* eq8 — (1 − α)·mean position among the five rankers + α·PageRank position, smaller is better
+  (DWDBRM takes α = 0.2; Focal's default is 0: on every sandbox task PageRank ranked relevant pages
+  below a random order and pulled eq. 8 far below each text ranker, benchmarks/ranking.py);
 * mean — (1 − α)·mean of the five min–max normalised scores + α·normalised PageRank (DISCO);
 * rrf — reciprocal rank fusion, (1 − α)·mean 1/(60 + rank) + α·1/(60 + PageRank rank).
 """
@@ -43,7 +45,8 @@ from models.urls import UrlError, normalize_url
 RANKERS = ('nb', 'lr', 'ocsvm', 'cosine', 'jaccard')   # DWDBRM's F, |F| = 5
 SCORES = (*RANKERS, 'pagerank')
 COMBINATIONS = ('eq8', 'mean', 'rrf')
-ALPHA = 0.2                  # DWDBRM's α in eq. 8
+PAPER_ALPHA = 0.2            # DWDBRM's α in eq. 8
+DEFAULT_ALPHA = 0.0          # measured (benchmarks/ranking.py): PageRank favours hubs, not domain pages
 DEFAULT_COMBINATION = 'eq8'
 RRF_K = 60                   # Cormack et al.'s constant
 VOCABULARY_SIZE = 500
@@ -55,6 +58,7 @@ OCSVM_NU = 0.1               # DISCO's one-class SVM
 URL_LENGTH_BINS = (30, 45, 60, 80, 110)       # characters; fixed, not fitted
 DOMAIN_LENGTH_BINS = (8, 12, 16, 22)
 KEYWORD_COUNT_BINS = (1, 3, 6, 11, 21)        # keyword occurrences on the page
+TIE_DECIMALS = 12
 PAGE_COLUMNS = ['round', 'url', 'final_url', 'host', 'title', 'terms', 'term_counts']
 
 
@@ -112,6 +116,10 @@ class PageFeatures:
         return PageFeatures(self.urls.take(index), self.hosts.take(index), self.titles.take(index),
                             self.rounds.take(index), self.counts[rows], self.url_length[rows],
                             self.domain_length[rows])
+
+    def by_url(self) -> 'PageFeatures':
+        """The same pages in URL order: a fit must not depend on the order a runner gathered them in."""
+        return self.take(pc.sort_indices(self.urls).to_numpy())
 
     @staticmethod
     def concat(parts: list['PageFeatures'], vocabulary_size: int) -> 'PageFeatures':
@@ -299,6 +307,7 @@ def fit_rankers(seeds: PageFeatures, negatives: PageFeatures, background: BayesB
     from sklearn.svm import OneClassSVM
     if seeds.size == 0:
         raise RankingError('no seed page was fetched: the rankers learn from the seed pages')
+    seeds, negatives = seeds.by_url(), negatives.by_url()
     constant, weights = bayesian_sets(bayes_features(seeds), background)
     lr = None
     if negatives.size:
@@ -322,8 +331,10 @@ def score_table(features: PageFeatures, rankers: Rankers) -> pa.Table:
 # -- positions and their combination ---------------------------------------------------------------
 
 def positions(scores: np.ndarray) -> np.ndarray:
-    """0-based places in descending score order; ties share the mean of the places they span."""
-    return rankdata(-np.asarray(scores, dtype=np.float64), method='average') - 1
+    """0-based places in descending score order; ties share the mean of the places they span.
+    Scores equal to TIE_DECIMALS tie: the float noise of another summation order (another runner's
+    shuffle) must not order pages."""
+    return rankdata(-np.round(np.asarray(scores, dtype=np.float64), TIE_DECIMALS), method='average') - 1
 
 
 def _normalised(scores: np.ndarray) -> np.ndarray:
@@ -331,7 +342,7 @@ def _normalised(scores: np.ndarray) -> np.ndarray:
     return (scores - low) / (high - low) if high > low else np.zeros(len(scores))
 
 
-def combine(table: pa.Table, combination: str = DEFAULT_COMBINATION, alpha: float = ALPHA) -> pa.Table:
+def combine(table: pa.Table, combination: str = DEFAULT_COMBINATION, alpha: float = DEFAULT_ALPHA) -> pa.Table:
     """Rank pages by a combination of the rankers (table: url and score_<name> of SCORES):
     adds position_<name> per ranker, `combined` and `position` (0 = best), sorted best first."""
     check_combination(combination, alpha)
@@ -370,7 +381,7 @@ def first_per_url(table: pa.Table) -> pa.Table:
 
 
 def ranking_table(score_tables: list[pa.Table], pagerank_tables: list[pa.Table], seeds: PageFeatures,
-                  combination: str = DEFAULT_COMBINATION, alpha: float = ALPHA) -> pa.Table:
+                  combination: str = DEFAULT_COMBINATION, alpha: float = DEFAULT_ALPHA) -> pa.Table:
     """Every fetched page once, with its rankers' scores (score_table) and PageRank, combined."""
     if not score_tables:
         raise RankingError('no page was fetched: there is nothing to rank')

@@ -43,7 +43,7 @@ class FetchSettings:
 @dataclasses.dataclass
 class RankSettings:
     """How the rank step ranks the pages found (models/ranking.py, transforms/pagerank.py)."""
-    alpha: float = ranking.ALPHA                        # PageRank's share in the combination (DWDBRM eq. 8)
+    alpha: float = ranking.DEFAULT_ALPHA                # PageRank's share in the combination (DWDBRM eq. 8: 0.2)
     combination: str = ranking.DEFAULT_COMBINATION      # eq8, mean or rrf
     pagerank: str = AUTO                                # local (scipy on one worker), beam, or auto by graph size
     negatives: str | None = None                        # a file of negative example URLs or pages for LR

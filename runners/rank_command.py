@@ -65,7 +65,8 @@ def given_rank_options(args: argparse.Namespace) -> dict:
 def add_rank_options(parser) -> None:
     """--alpha, --combine, --pagerank, --negatives: for `focal rank` and new crawls."""
     parser.add_argument('--alpha', type=float,
-                        help=f"PageRank's share of the combination (default: the crawl's, else {ranking.ALPHA})")
+                        help=f"PageRank's share of the combination (default: the crawl's, else {ranking.DEFAULT_ALPHA}; "
+                             f'DWDBRM takes {ranking.PAPER_ALPHA})')
     parser.add_argument('--combine', choices=ranking.COMBINATIONS,
                         help=f"how the rankers combine (default: the crawl's, else {ranking.DEFAULT_COMBINATION})")
     parser.add_argument('--pagerank', choices=PAGERANK_MODES,

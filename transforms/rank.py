@@ -61,7 +61,7 @@ class RankPages(beam.PTransform):
         seed_pages = (pages
                       | 'SeedRows' >> beam.Map(ranking.seed_rows, seeds)
                       | 'GatherSeedRows' >> beam.combiners.ToList()
-                      | 'SeedPages' >> beam.Map(lambda tables: pa.concat_tables(tables)))
+                      | 'SeedPages' >> beam.Map(lambda tables: pa.concat_tables(tables).sort_by('final_url')))
         vocabulary = seed_pages | 'Vocabulary' >> beam.Map(ranking.keyword_vocabulary, topic)
         as_vocabulary = beam.pvalue.AsSingleton(vocabulary)
         features = pages | 'Features' >> beam.Map(ranking.page_features, as_vocabulary)

@@ -55,9 +55,9 @@ def test_focal_rank_reuses_committed_ranks_and_combines_again_when_asked(ranked_
     output = capsys.readouterr().out
     assert 'committed before' in output and '(seed)' in output
     assert len([line for line in output.splitlines() if 'http://' in line]) == 5
-    assert main(['rank', str(ranked_crawl.root), '--combine', 'rrf', '--alpha', '0', '--top', '3']) == 0
+    assert main(['rank', str(ranked_crawl.root), '--combine', 'rrf', '--alpha', '0.2', '--top', '3']) == 0
     output = capsys.readouterr().out
-    assert 'combined again here with rrf (alpha 0.0); the committed ranking keeps eq8 (alpha 0.2)' in output
+    assert 'combined again here with rrf (alpha 0.2); the committed ranking keeps eq8 (alpha 0.0)' in output
     assert ranked_crawl.committed_rounds('ranks') == [ranked_crawl.last_committed_round()]
 
 
