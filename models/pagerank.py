@@ -94,24 +94,40 @@ class PageRankResult:
     converged: bool      # the last step moved the ranks by less than the tolerance allows
 
 
+def transition_matrix(graph: LinkGraph) -> sparse.csr_matrix:
+    """Row = target, column = source, weight 1/outdegree(source): M·x gives each page its inflow."""
+    out_degree = graph.out_degree()
+    return sparse.csr_matrix((1.0 / out_degree[graph.sources], (graph.targets, graph.sources)),
+                             shape=(graph.size, graph.size))
+
+
 def pagerank(graph: LinkGraph, damping: float = DAMPING, tolerance: float = TOLERANCE,
              max_iterations: int = MAX_ITERATIONS) -> PageRankResult:
-    """Power iteration x ← α·(M·x + dangling mass / N) + (1 − α)/N from x = 1/N, stopping when a
-    step moves x by at most tolerance·(1 − α)/α in L1 (then x is within `tolerance` of the ranks)."""
+    """The PageRank of every node of the graph."""
+    return power_iteration(transition_matrix(graph), np.flatnonzero(graph.out_degree() == 0), damping,
+                           tolerance, max_iterations)
+
+
+def power_iteration(matrix: sparse.csr_matrix, dangling: np.ndarray, damping: float = DAMPING,
+                    tolerance: float = TOLERANCE, max_iterations: int = MAX_ITERATIONS) -> PageRankResult:
+    """x ← α·(M·x + dangling mass / N) + (1 − α)/N from x = 1/N, stopping when a step moves x by at
+    most tolerance·(1 − α)/α in L1 (then x is within `tolerance` of the ranks). `dangling` holds
+    the indices of the nodes without outlinks. Vectors are updated in place: a step streams the
+    matrix once and the rank vectors a few times."""
     check_damping(damping)
-    n = graph.size
+    n = matrix.shape[0]
     if n == 0:
         return PageRankResult(np.zeros(0), 0, True)
-    out_degree = graph.out_degree()
-    # Row = target, column = source, weight 1/outdegree(source): M·x gives each target its inflow.
-    spread = sparse.csr_matrix((1.0 / out_degree[graph.sources], (graph.targets, graph.sources)), shape=(n, n))
-    dangling = out_degree == 0
     stop = tolerance * (1 - damping) / damping if damping else math.inf
-    ranks = np.full(n, 1.0 / n)
+    ranks, change = np.full(n, 1.0 / n), np.empty(n)
     for iteration in range(1, max_iterations + 1):
-        previous = ranks
-        ranks = damping * (spread @ previous + previous[dangling].sum() / n) + (1 - damping) / n
-        if np.abs(ranks - previous).sum() <= stop:
+        spread = matrix @ ranks
+        spread += ranks[dangling].sum() / n
+        spread *= damping
+        spread += (1 - damping) / n
+        np.subtract(spread, ranks, out=change)
+        ranks = spread
+        if np.abs(change, out=change).sum() <= stop:
             return PageRankResult(ranks, iteration, True)
     return PageRankResult(ranks, max_iterations, False)
 
