@@ -122,9 +122,8 @@ def power_iteration(matrix: sparse.csr_matrix, dangling: np.ndarray, damping: fl
     ranks, change = np.full(n, 1.0 / n), np.empty(n)
     for iteration in range(1, max_iterations + 1):
         spread = matrix @ ranks
-        spread += ranks[dangling].sum() / n
         spread *= damping
-        spread += (1 - damping) / n
+        spread += (damping * ranks[dangling].sum() + 1 - damping) / n
         np.subtract(spread, ranks, out=change)
         ranks = spread
         if np.abs(change, out=change).sum() <= stop:
