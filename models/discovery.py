@@ -1,0 +1,117 @@
+"""Domain discovery as DWDBRM (§4.2, Alg. 1, 3) and DISCO do it: four operators applied to the
+top-ranked pages, a UCB1 bandit choosing the operator each round, rewarded by where the pages an
+operator found land in the next ranking.
+
+Operators (SEEDS_SPEC §2a): KS keyword search with queries of the domain's seed keyword and the
+input pages' most frequent meta keywords / description / title terms (at most 20, never the same
+twice); RS related search of each input page; FC the input pages' outlinks; BC the input pages'
+backlinks (hubs), fetched, then the hubs' outlinks.
+
+Reward of a pull (each reading recorded in crawl.json, SEEDS_SPEC §3 item 5):
+* eq9 (default): Σ (1 − pos_i/len)·I_i / k over the k results the operator returned, pos_i the
+  result's 0-based place in the new ranking of len pages, I_i = 0 for a result found before;
+* alg3: Alg. 3's loop, Σ (1 − index/len) over the ranking's new pages (1 at index 0, 0 at the
+  tail), divided by len;
+* sites (DISCO): eq. 9 counting only the first page of each host never seen before.
+Counts are cumulative per arm: results returned (pages, default) or new sites (DISCO), and μ̄ is
+the count-weighted mean of the arm's rewards (DISCO's ucb1.py); UCB1 (eq. 11):
+μ̄_op + sqrt(2 ln n / n_op), every arm played once first.
+"""
+import collections
+import dataclasses
+import math
+OPERATORS = ('KS', 'RS', 'FC', 'BC')
+REWARDS = ('eq9', 'alg3', 'sites')
+COUNTS = ('pages', 'sites')
+INPUT_PAGES = 20            # k: top pages of the ranking used as input (DISCO's k; DWDBRM gives none)
+MAX_KEYWORDS = 20           # DISCO: at most 20 keywords from the input pages
+KEYWORDS_PER_ROUND = 10     # DISCO: 10 new keywords a keyword search
+RESULTS_PER_CALL = 50       # DISCO: 50 results a query
+
+
+@dataclasses.dataclass
+class Arm:
+    pulls: int = 0
+    count: float = 0.0      # n_op: results returned (or new sites), cumulative
+    mean: float = 0.0       # μ̄_op, weighted by each pull's count
+    rewards: list = dataclasses.field(default_factory=list)  # every pull's μ, in order
+
+
+def ucb1_scores(arms: dict[str, Arm]) -> dict[str, float]:
+    """DWDBRM eq. 11 per arm: μ̄ + sqrt(2 ln n / n_op); inf for an arm not played yet."""
+    total = sum(arm.count for arm in arms.values())
+    return {name: (math.inf if arm.pulls == 0 else
+                   arm.mean + math.sqrt(2 * math.log(max(total, 1.0)) / max(arm.count, 1e-12)))
+            for name, arm in arms.items()}
+
+
+def choose_arm(arms: dict[str, Arm]) -> str:
+    """The arm with the best UCB1 score; arms never played first, in OPERATORS order (DWDBRM §5.2.1)."""
+    scores = ucb1_scores(arms)
+    return max(arms, key=lambda name: (scores[name], -OPERATORS.index(name) if name in OPERATORS else 0))
+
+
+def update_arm(arm: Arm, reward: float, count: float) -> None:
+    """Add one pull's reward, weighted by its count (DISCO's batched UCB1 update); a pull that
+    returned nothing counts 1 with reward 0, so an empty arm loses its bonus like any other."""
+    weight = max(count, 1.0)
+    arm.pulls += 1
+    arm.rewards.append(reward)
+    arm.count += weight
+    arm.mean += (reward - arm.mean) * weight / arm.count
+
+
+def reward(kind: str, ranking_positions: dict[str, float], ranking_length: int, results: list[str],
+           new_pages: set[str], new_site_pages: set[str]) -> float:
+    """μ of one pull. `results` are the URLs the operator returned (k = len), `new_pages` those
+    fetched for the first time this round, `new_site_pages` the first page of each new host."""
+    if not ranking_length:
+        return 0.0
+    if kind == 'alg3':  # Alg. 3: every page of the ranking that is new; the tail adds 0
+        total = sum(0.0 if place >= ranking_length - 1 else 1 - place / ranking_length
+                    for url, place in ranking_positions.items() if url in new_pages)
+        return total / ranking_length
+    counted = new_site_pages if kind == 'sites' else new_pages
+    k = len(results)
+    if not k:
+        return 0.0
+    return sum(1 - ranking_positions[url] / ranking_length for url in results
+               if url in counted and url in ranking_positions) / k
+
+
+def keyword_candidates(texts: list[str], tokenize, exclude: set[str], used: set[str],
+                       limit: int = KEYWORDS_PER_ROUND) -> list[str]:
+    """The most frequent terms (and adjacent term pairs) of the input pages' meta keywords,
+    meta description and titles, not used before and not in `exclude` (the domain's seed keyword,
+    site words); ties by the term (DISCO's _extract_keywords)."""
+    counts = collections.Counter()
+    for text in texts:
+        terms = [term for term in tokenize(text) if term not in exclude]
+        counts.update(terms)
+        counts.update(f'{a} {b}' for a, b in zip(terms, terms[1:]))
+    ranked = sorted(counts, key=lambda term: (-counts[term], term))
+    return [term for term in ranked if term not in used and counts[term] > 0][:limit]
+
+
+def top_inputs(urls: list[str], used: set[str], k: int = INPUT_PAGES) -> list[str]:
+    """The first k URLs of a ranking (best first) not used as input before."""
+    return [url for url in urls if url not in used][:k]
+
+
+def arms_to_dict(arms: dict[str, Arm]) -> dict:
+    return {name: dataclasses.asdict(arm) for name, arm in arms.items()}
+
+
+def arms_from_dict(data: dict) -> dict[str, Arm]:
+    return {name: Arm(**values) for name, values in data.items()}
+
+
+def first_pages_of_new_hosts(urls_in_order: list[str], hosts_before: set[str], host_of) -> set[str]:
+    """The first URL of each host not in hosts_before (DISCO's site reward counts these)."""
+    seen, firsts = set(hosts_before), set()
+    for url in urls_in_order:
+        host = host_of(url)
+        if host not in seen:
+            seen.add(host)
+            firsts.add(url)
+    return firsts

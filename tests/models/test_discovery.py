@@ -1,0 +1,61 @@
+"""The bandit's pieces (models/discovery.py) against hand-computed cases from DWDBRM eq. 9-11,
+Alg. 3 and DISCO's ucb1.py."""
+import math
+
+import pytest
+
+from models import discovery
+from models.discovery import Arm
+
+
+def test_every_arm_is_played_once_first_in_operator_order():
+    arms = {name: Arm() for name in discovery.OPERATORS}
+    assert discovery.choose_arm(arms) == 'KS'
+    discovery.update_arm(arms['KS'], 0.9, 10)
+    assert discovery.choose_arm(arms) == 'RS'
+
+
+def test_ucb1_is_eq11_with_cumulative_counts():
+    arms = {'KS': Arm(), 'FC': Arm()}
+    discovery.update_arm(arms['KS'], 0.5, 30)
+    discovery.update_arm(arms['FC'], 0.2, 10)
+    scores = discovery.ucb1_scores(arms)
+    assert scores['KS'] == pytest.approx(0.5 + math.sqrt(2 * math.log(40) / 30))
+    assert scores['FC'] == pytest.approx(0.2 + math.sqrt(2 * math.log(40) / 10))
+    assert discovery.choose_arm(arms) == 'FC'  # the bonus of the rarely counted arm wins here
+
+
+def test_the_mean_is_weighted_by_each_pull_s_count_as_in_disco():
+    arm = Arm()
+    discovery.update_arm(arm, 0.6, 10)
+    discovery.update_arm(arm, 0.0, 30)
+    assert arm.mean == pytest.approx((0.6 * 10 + 0.0 * 30) / 40) and arm.count == 40 and arm.pulls == 2
+    discovery.update_arm(arm, 0.0, 0)  # a pull that returned nothing counts one
+    assert arm.count == 41 and arm.rewards == [0.6, 0.0, 0.0]
+
+
+def test_the_three_rewards():
+    places = {'a': 0, 'b': 2, 'c': 5, 'old': 1, 'tail': 9}
+    results = ['a', 'b', 'old', 'gone']          # k = 4: 'gone' was never fetched (refused, say)
+    new = {'a', 'b', 'c', 'tail'}
+    # eq. 9: only the op's results, new ones; divided by k
+    assert discovery.reward('eq9', places, 10, results, new, {'a'}) == pytest.approx(((1 - 0) + (1 - 0.2)) / 4)
+    # Alg. 3: every new page of the ranking, the tail adds 0; divided by len
+    assert discovery.reward('alg3', places, 10, results, new, {'a'}) == pytest.approx((1 + 0.8 + 0.5 + 0) / 10)
+    # DISCO's sites: only the first page of a new host counts
+    assert discovery.reward('sites', places, 10, results, new, {'a'}) == pytest.approx(1 / 4)
+    assert discovery.reward('eq9', places, 10, [], new, set()) == 0 and discovery.reward('eq9', {}, 0, results, new, set()) == 0
+
+
+def test_keyword_candidates_are_the_most_frequent_meta_terms_not_used_before():
+    texts = ['房价 楼盘 开发商', '房价 楼盘 北京', '房价 房产']
+    candidates = discovery.keyword_candidates(texts, str.split, exclude={'房产'}, used={'楼盘'}, limit=3)
+    assert candidates == ['房价', '房价 楼盘', '北京']
+
+
+def test_inputs_are_the_best_pages_not_used_before_and_state_round_trips():
+    assert discovery.top_inputs(['a', 'b', 'c', 'd'], {'b'}, k=2) == ['a', 'c']
+    arms = {'KS': Arm(2, 12.0, 0.3, [0.1, 0.5])}
+    assert discovery.arms_from_dict(discovery.arms_to_dict(arms)) == arms
+    assert discovery.first_pages_of_new_hosts(['http://a/1', 'http://b/1', 'http://b/2'], {'a'},
+                                              lambda url: url.split('/')[2]) == {'http://b/1'}
