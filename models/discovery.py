@@ -115,3 +115,58 @@ def first_pages_of_new_hosts(urls_in_order: list[str], hosts_before: set[str], h
             seen.add(host)
             firsts.add(url)
     return firsts
+
+
+HUB_SHARE = 0.2             # BC: at most this share of a round's fetches go to the backlink pages (hubs)
+LINK_BLOCKS_FIRST = ('content', 'related')  # FC and BC follow a page's content and related links first
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscoveryPlan:
+    """What a discovery round does: an operator applied to input pages (or, for KS, queries built
+    from them) through a search provider; the round pipeline's Discover stage carries it out."""
+    operator: str
+    inputs: tuple = ()          # input page URLs, best first
+    queries: tuple = ()         # KS queries
+    provider: str = 'linkgraph'  # --search: sandbox[:URL], linkgraph, searxng:URL, brave[:URL]
+    results_per_call: int = RESULTS_PER_CALL
+    hub_share: float = HUB_SHARE
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), 'inputs': list(self.inputs), 'queries': list(self.queries)}
+
+
+def found_row(url: str, operator: str, source: str, source_rank: int, rank: int, parent_url: str | None = None,
+              title: str | None = None, snippet: str | None = None) -> dict:
+    """A URL an operator found: from which input page or query (`source`, its place), at which place
+    among that source's results (`rank`)."""
+    return {'url': url, 'operator': operator, 'source': source, 'source_rank': source_rank, 'rank': rank,
+            'parent_url': parent_url, 'title': title, 'snippet': snippet}
+
+
+def outlink_rows(source: str, source_rank: int, links: list[tuple[str, str, int]], operator: str) -> list[dict]:
+    """A page's outlinks (url, block, place on the page) as found rows, content and related links first."""
+    ordered = sorted(links, key=lambda link: (link[1] not in LINK_BLOCKS_FIRST, link[2]))
+    rows, seen = [], set()
+    for url, _, _ in ordered:
+        if url != source and url not in seen:
+            seen.add(url)
+            rows.append(found_row(url, operator, source, source_rank, len(rows), parent_url=source))
+    return rows
+
+
+def choose_discovered(rows: list[dict], limit: int) -> tuple[list[dict], int]:
+    """The URLs a round fetches of those an operator found: each URL once (its best place), none
+    known before (`known`: requested or reached in an earlier round), the first result of every
+    source before the second of any (round robin over the input pages or queries), at most `limit`.
+    Returns them and k, how many distinct URLs the operator returned, known ones included (eq. 9)."""
+    best: dict[str, dict] = {}
+    for row in rows:
+        current = best.get(row['url'])
+        if current is None or (row['rank'], row['source_rank']) < (current['rank'], current['source_rank']):
+            best[row['url']] = {**row, 'known': row.get('known', False) or bool(current and current.get('known'))}
+        elif row.get('known'):
+            current['known'] = True
+    fresh = sorted((row for row in best.values() if not row['known']),
+                   key=lambda row: (row['rank'], row['source_rank'], row['url']))
+    return fresh[:max(limit, 0)], len(best)

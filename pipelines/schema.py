@@ -80,6 +80,21 @@ LINKS = pa.schema([
     ('priority', pa.float64()),     # the crawl strategy's score of the link; null if it dropped the link
 ])
 
+# One row per search call of a discovery round (transforms/discover.py): what it cost and how it ended.
+DISCOVER_LOG = pa.schema([
+    ('round', pa.int32()),
+    ('operator', pa.string()),      # KS, RS, BC (FC asks no provider)
+    ('provider', pa.string()),      # sandbox, linkgraph, searxng, brave
+    ('method', pa.string()),        # keyword, related, backlinks
+    ('query', pa.string()),         # the query, or the URL of the input page
+    ('results', pa.int32()),
+    ('outcome', pa.string()),       # models.search.KINDS: ok, empty, unsupported, rate_limited, ...
+    ('http_status', pa.int16()),    # of the last request; null when none was sent or none answered
+    ('error', pa.string()),
+    ('elapsed_ms', pa.float64()),
+    ('requests', pa.int32()),       # what the call cost: HTTP requests sent, retries included
+])
+
 # The frontier as data: every URL known and not yet requested after the round, one row per
 # normalised URL, computed in the round pipeline (transforms/frontier.py UpdateFrontier) from the
 # previous round's candidates, this round's links and every URL requested or reached by redirect.
@@ -150,5 +165,5 @@ VOCABULARY = pa.schema([
 ])
 
 ROUND_TABLES = {'frontier': FRONTIER, 'fetch_log': FETCH_LOG, 'pages': PAGES, 'links': LINKS,
-                'candidates': CANDIDATES, 'term_stats': TERM_STATS}
+                'candidates': CANDIDATES, 'term_stats': TERM_STATS, 'discover_log': DISCOVER_LOG}
 RANK_TABLES = {'pagerank': PAGERANK, 'ranking': RANKING, 'vocabulary': VOCABULARY}

@@ -50,7 +50,7 @@ def test_a_resumed_crawl_on_the_portable_runner_writes_the_tables_of_the_direct_
     assert 'Starting worker' in (tmp_path / 'service-logs' / 'worker_pool.log').read_text()
     assert portable.committed_rounds() == direct.committed_rounds() == [1, 2]
     for number in (1, 2):
-        for table in schema.ROUND_TABLES:
+        for table in set(schema.ROUND_TABLES) - {'discover_log'}:  # a link crawl makes no search calls
             expected = comparable(direct, table, number)
             assert len(expected) > 0, (table, number)
             assert comparable(portable, table, number).equals(expected), (table, number)
