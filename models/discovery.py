@@ -21,6 +21,7 @@ import collections
 import dataclasses
 import math
 OPERATORS = ('KS', 'RS', 'FC', 'BC')
+METHOD = {'KS': 'keyword', 'RS': 'related', 'BC': 'backlinks'}  # what each searching operator asks; FC asks none
 REWARDS = ('eq9', 'alg3', 'sites')
 COUNTS = ('pages', 'sites')
 INPUT_PAGES = 20            # k: top pages of the ranking used as input (DISCO's k; DWDBRM gives none)
@@ -45,10 +46,10 @@ def ucb1_scores(arms: dict[str, Arm]) -> dict[str, float]:
             for name, arm in arms.items()}
 
 
-def choose_arm(arms: dict[str, Arm]) -> str:
-    """The arm with the best UCB1 score; arms never played first, in OPERATORS order (DWDBRM §5.2.1)."""
+def arms_by_preference(arms: dict[str, Arm], order: tuple = OPERATORS) -> list[str]:
+    """Arms best first by UCB1; arms never played first, in `order` (DWDBRM §5.2.1)."""
     scores = ucb1_scores(arms)
-    return max(arms, key=lambda name: (scores[name], -OPERATORS.index(name) if name in OPERATORS else 0))
+    return sorted(arms, key=lambda name: (-scores[name], order.index(name)))
 
 
 def update_arm(arm: Arm, reward: float, count: float) -> None:
@@ -61,22 +62,17 @@ def update_arm(arm: Arm, reward: float, count: float) -> None:
     arm.mean += (reward - arm.mean) * weight / arm.count
 
 
-def reward(kind: str, ranking_positions: dict[str, float], ranking_length: int, results: list[str],
-           new_pages: set[str], new_site_pages: set[str]) -> float:
-    """μ of one pull. `results` are the URLs the operator returned (k = len), `new_pages` those
-    fetched for the first time this round, `new_site_pages` the first page of each new host."""
-    if not ranking_length:
+def reward(kind: str, positions: dict[str, float], length: int, k: int, new_site_pages: set[str]) -> float:
+    """μ of one pull. `positions` are the places, in the new ranking of `length` pages, of the pages
+    fetched for the first time after the pull (I_i = 1; the operator's other results were found
+    before, or not fetched, and add 0); k is how many URLs the operator returned; `new_site_pages`
+    the first page of each host never seen before."""
+    if not length:
         return 0.0
-    if kind == 'alg3':  # Alg. 3: every page of the ranking that is new; the tail adds 0
-        total = sum(0.0 if place >= ranking_length - 1 else 1 - place / ranking_length
-                    for url, place in ranking_positions.items() if url in new_pages)
-        return total / ranking_length
-    counted = new_site_pages if kind == 'sites' else new_pages
-    k = len(results)
-    if not k:
-        return 0.0
-    return sum(1 - ranking_positions[url] / ranking_length for url in results
-               if url in counted and url in ranking_positions) / k
+    if kind == 'alg3':  # Alg. 3: every new page of the ranking, the tail adds 0, divided by len
+        return sum(0.0 if place >= length - 1 else 1 - place / length for place in positions.values()) / length
+    counted = positions if kind == 'eq9' else {url: place for url, place in positions.items() if url in new_site_pages}
+    return sum(1 - place / length for place in counted.values()) / k if k else 0.0
 
 
 def keyword_candidates(texts: list[str], tokenize, exclude: set[str], used: set[str],
@@ -155,11 +151,13 @@ def outlink_rows(source: str, source_rank: int, links: list[tuple[str, str, int]
     return rows
 
 
-def choose_discovered(rows: list[dict], limit: int) -> tuple[list[dict], int]:
+def choose_discovered(rows: list[dict], limit: int) -> tuple[list[dict], int, int]:
     """The URLs a round fetches of those an operator found: each URL once (its best place), none
     known before (`known`: requested or reached in an earlier round), the first result of every
     source before the second of any (round robin over the input pages or queries), at most `limit`.
-    Returns them and k, how many distinct URLs the operator returned, known ones included (eq. 9)."""
+    Returns them, how many distinct URLs the operator returned, and how many of those the round
+    judges (k of eq. 9: the ones fetched and the ones found before; new ones beyond the round's
+    size go unjudged, as if not returned)."""
     best: dict[str, dict] = {}
     for row in rows:
         current = best.get(row['url'])
@@ -169,4 +167,5 @@ def choose_discovered(rows: list[dict], limit: int) -> tuple[list[dict], int]:
             current['known'] = True
     fresh = sorted((row for row in best.values() if not row['known']),
                    key=lambda row: (row['rank'], row['source_rank'], row['url']))
-    return fresh[:max(limit, 0)], len(best)
+    chosen = fresh[:max(limit, 0)]
+    return chosen, len(best), len(best) - len(fresh) + len(chosen)

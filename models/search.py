@@ -263,6 +263,19 @@ class BraveSearch(HttpSearchProvider):
         return wait
 
 
+LINKGRAPH = 'linkgraph'      # Focal's own link graph: carried out in Beam by the Discover stage
+PROVIDER_METHODS = {'sandbox': METHODS, LINKGRAPH: ('related', 'backlinks'), 'searxng': ('keyword',),
+                    'brave': ('keyword',)}
+
+
+def provider_methods(spec: str) -> tuple[str, ...]:
+    """The search methods the provider of `--search spec` answers."""
+    name = spec.partition(':')[0]
+    if name not in PROVIDER_METHODS:
+        raise ProviderError(f'unknown search provider {spec!r}: sandbox[:URL], linkgraph, searxng:URL or brave')
+    return PROVIDER_METHODS[name]
+
+
 def make_provider(spec: str, proxy: str | None = None) -> SearchProvider:
     """A provider from `--search`: sandbox[:URL], searxng:URL, brave[:URL] (the key from BRAVE_API_KEY).
     `sandbox` alone is the sandbox server the crawl uses as its proxy."""

@@ -2,6 +2,7 @@
 
     frontier -> Fetch -> Extract -> Score -> UpdateFrontier -> Parquet (fetch_log, pages, links,
                                                                 candidates, term_stats)
+    (discovery rounds: Discover -> ChooseDiscovered -> frontier, discover_log; then the same)
 
 `build_round` returns the pipeline unrun (the driver runs it and commits the round). It reads
 the frontier the driver wrote into the pending round directory, and what it needs of earlier
@@ -10,16 +11,20 @@ committed files; it writes its tables into the pending directory as Beam shards
 (`<table>-NNNNN-of-NNNNN.parquet`), which the commit checks against pipelines/schema.py.
 This is the one place the stages are wired together.
 """
+import math
 import posixpath
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from models.discovery import DiscoveryPlan, outlink_rows
 from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from pipelines import schema
 from pipelines.committed import ReadCommitted
 from pipelines.state import CrawlDir, PendingRound
+from models.search import LINKGRAPH
+from transforms.discover import LINK_COLUMNS, ChooseDiscovered, Discover
 from transforms.extract import Extract
 from transforms.fetch import Fetch, reached_urls
 from transforms.frontier import UpdateFrontier
@@ -46,32 +51,40 @@ def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
 
 
 def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound, settings: CrawlSettings,
-                discovered: list[dict] = ()) -> beam.Pipeline:
+                discovered: list[dict] = (), plan: DiscoveryPlan | None = None, count: int = 0) -> beam.Pipeline:
     """The round `pending.round` of `crawl`, built on the rounds committed before it; `discovered`
-    are candidate rows found other than as this round's links (seeds waiting for room)."""
+    are candidate rows found other than as this round's links (seeds waiting for room). With a
+    discovery `plan` the round's `count` URLs come from its Discover stage, which writes the frontier;
+    otherwise the driver has written the frontier."""
     number, out = pending.round, pending.uri
     earlier = [r for r in crawl.committed_rounds() if r < number]
     previous = earlier[-1:]
+    strategy = make_strategy(settings.strategy, settings.strategy_params)
     pipeline = beam.Pipeline(options=options)
 
-    frontier = pipeline | 'ReadFrontier' >> beam.io.ReadFromParquet(
-        posixpath.join(out, 'frontier.parquet'), columns=['url', 'depth', 'position'])
-    fetched = frontier | 'Fetch' >> Fetch(settings.fetch.policy(), number)
-    fetched[Fetch.LOG] | 'WriteFetchLog' >> WriteTable(out, 'fetch_log')
+    earlier_reached = (pipeline
+                       | 'ReadEarlierFetchLog' >> ReadCommitted(crawl, 'fetch_log', earlier,
+                                                                columns=['url', 'final_url', 'redirects'])
+                       | 'EarlierReachedUrls' >> beam.FlatMap(reached_urls))
+    if plan is None:
+        frontier = pipeline | 'ReadFrontier' >> beam.io.ReadFromParquet(
+            posixpath.join(out, 'frontier.parquet'), columns=['url', 'depth', 'position'])
+        fetched = frontier | 'Fetch' >> Fetch(settings.fetch.policy(), number)
+        fetch_log, extracted = fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract()
+    else:
+        frontier, fetch_log, extracted = discovery_round(pipeline, crawl, earlier, plan, settings, strategy.name,
+                                                         number, count, earlier_reached, out)
+        frontier | 'WriteFrontier' >> WriteTable(out, 'frontier')
+    fetch_log | 'WriteFetchLog' >> WriteTable(out, 'fetch_log')
 
-    extracted = fetched[Fetch.PAGES] | 'Extract' >> Extract()
     prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous)
-    scored = extracted | 'Score' >> Score(settings.topic, make_strategy(settings.strategy, settings.strategy_params),
-                                          number, prior_documents(crawl, earlier), prior_terms)
+    scored = extracted | 'Score' >> Score(settings.topic, strategy, number, prior_documents(crawl, earlier), prior_terms)
     scored[Score.PAGES] | 'WritePages' >> WriteTable(out, 'pages')
     scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links')
     scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats')
 
-    earlier_log = pipeline | 'ReadEarlierFetchLog' >> ReadCommitted(
-        crawl, 'fetch_log', earlier, columns=['url', 'final_url', 'redirects'])
-    reached = ((earlier_log, fetched[Fetch.LOG])
-               | 'AllFetchLogs' >> beam.Flatten()
-               | 'ReachedUrls' >> beam.FlatMap(reached_urls))
+    reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))
+               | 'AllReachedUrls' >> beam.Flatten())
     previous_candidates = pipeline | 'ReadCandidates' >> ReadCommitted(crawl, 'candidates', previous)
     found = ((scored[Score.FOUND], pipeline | 'Discovered' >> beam.Create(list(discovered)))
              | 'FoundCandidates' >> beam.Flatten())
@@ -79,3 +92,37 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
                   | 'UpdateFrontier' >> UpdateFrontier(number))
     candidates | 'WriteCandidates' >> WriteTable(out, 'candidates')
     return pipeline
+
+
+def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: DiscoveryPlan, settings: CrawlSettings,
+                    strategy: str, number: int, count: int, earlier_reached, out: str):
+    """The Discover stage and what it fetches: (frontier rows, fetch-log rows, extracted pages).
+    BC through a search provider fetches in two waves: the backlink pages (hubs, at most
+    plan.hub_share of the round), then the hubs' outlinks; every other operator fetches what it found."""
+    policy = settings.fetch.policy()
+    links = pipeline | 'ReadEarlierLinks' >> ReadCommitted(crawl, 'links', earlier, columns=LINK_COLUMNS, batched=True)
+    discovered = links | 'Discover' >> Discover(plan, number, settings.fetch.proxy)
+    discovered[Discover.LOG] | 'WriteDiscoverLog' >> WriteTable(out, 'discover_log')
+    if plan.operator != 'BC' or plan.provider == LINKGRAPH:  # the link graph's backlink pages were fetched
+        frontier = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
+                    | 'ChooseDiscovered' >> ChooseDiscovered(count, number, strategy))
+        fetched = frontier | 'Fetch' >> Fetch(policy, number)
+        return frontier, fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract()
+    hubs = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
+            | 'ChooseHubs' >> ChooseDiscovered(max(1, math.floor(count * plan.hub_share)), number, strategy))
+    hub_fetch = hubs | 'FetchHubs' >> Fetch(policy, number)
+    hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract()
+    hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(
+        lambda page: outlink_rows(page['final_url'], page['position'],
+                                  [(link.url, link.block, index) for index, (link, *_) in enumerate(page['links'])],
+                                  'BC'))
+    known = ((earlier_reached, hubs | 'HubUrls' >> beam.Map(lambda row: row['url']),
+              hub_fetch[Fetch.LOG] | 'HubsReached' >> beam.FlatMap(reached_urls))
+             | 'KnownAfterHubs' >> beam.Flatten())
+    outlinks = ({'found': hub_outlinks, 'reached': known}
+                | 'ChooseHubOutlinks' >> ChooseDiscovered(count, number, strategy,
+                                                          hubs | 'CountHubs' >> beam.combiners.Count.Globally()))
+    fetched = outlinks | 'Fetch' >> Fetch(policy, number)
+    return ((hubs, outlinks) | 'AllFetched' >> beam.Flatten(),
+            (hub_fetch[Fetch.LOG], fetched[Fetch.LOG]) | 'AllFetchLogs' >> beam.Flatten(),
+            (hub_pages, fetched[Fetch.PAGES] | 'Extract' >> Extract()) | 'AllPages' >> beam.Flatten())

@@ -2,6 +2,7 @@
 import argparse
 import collections
 import contextlib
+import json
 import signal
 import sys
 import threading
@@ -18,7 +19,7 @@ from runners.portable import check_job_endpoint
 from runners.rank_command import add_rank_options, given_rank_options
 
 # What a crawl is: --resume keeps these as crawl.json records them.
-DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'round_size', 'random_seed',
+DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'strategy_param', 'round_size', 'random_seed',
                     'alpha', 'combine', 'pagerank', 'negatives')
 
 
@@ -40,12 +41,29 @@ def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlS
     else:
         raise CommandError('give --task WEB_DIR/tasks/NAME.yaml, or both --seeds FILE and --topic FILE')
     return CrawlSettings(topic=topic, seeds=seeds, strategy=args.strategy or DEFAULT_STRATEGY,
+                         strategy_params=strategy_params(args),
                          budget=_given(args.budget, DEFAULT_BUDGET),
                          round_size=_given(args.round_size, DEFAULT_ROUND_SIZE), random_seed=_given(args.random_seed, DEFAULT_RANDOM_SEED),
                          fetch=FetchSettings(delay=_given(args.delay, DEFAULT_DELAY),
                                              timeout=_given(args.timeout, DEFAULT_TIMEOUT), proxy=args.proxy,
                                              allow_hosts=args.allow_host or []),
                          beam_args=beam_args, task=task_summary, rank=RankSettings(**given_rank_options(args)))
+
+
+def strategy_params(args: argparse.Namespace) -> dict:
+    """--strategy-param NAME=VALUE (VALUE read as JSON when it parses: numbers, true, lists) and --search."""
+    params = {}
+    for given in args.strategy_param or []:
+        name, equals, value = given.partition('=')
+        if not equals or not name:
+            raise CommandError(f'--strategy-param {given!r}: write NAME=VALUE, e.g. --strategy-param input_pages=10')
+        try:
+            params[name] = json.loads(value)
+        except json.JSONDecodeError:
+            params[name] = value
+    if args.search:
+        params['search'] = args.search
+    return params
 
 
 def _given(value, default):
@@ -60,7 +78,7 @@ def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: li
     if fixed:
         raise CommandError(f'{", ".join(fixed)} cannot change a crawl being resumed: --resume continues '
                            f'with the settings in {crawl_dir.root}/crawl.json. It takes --budget, --rounds, '
-                           '--delay, --timeout, --proxy, --allow-host and Beam options; for other settings '
+                           '--delay, --timeout, --proxy, --allow-host, --search and Beam options; for other settings '
                            'start a new crawl with --out')
     settings = CrawlSettings.from_dict(crawl_dir.config, source=f'{crawl_dir.root}/crawl.json')
     before = settings.to_dict()
@@ -70,6 +88,10 @@ def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: li
     settings.fetch.proxy = _given(args.proxy, settings.fetch.proxy)
     settings.fetch.allow_hosts = _given(args.allow_host, settings.fetch.allow_hosts)
     settings.beam_args = beam_args or settings.beam_args
+    if args.search:
+        if 'search' not in settings.strategy_params:
+            raise CommandError(f'--search: strategy {settings.strategy} searches nothing')
+        settings.strategy_params = {**settings.strategy_params, 'search': args.search}
     check_job_endpoint(settings.beam_args)
     if settings.to_dict() != before:
         crawl_dir.update_config(settings.to_dict())
@@ -152,7 +174,7 @@ def add_parser(subparsers) -> None:
         description='Crawl in rounds (each a Beam pipeline) until the page budget is spent. '
                     'Unknown options are passed to Beam (e.g. --runner, --direct_num_workers) and '
                     'recorded in crawl.json. --resume continues with the recorded settings; it takes a '
-                    'new --budget, --rounds, the fetch options and Beam options, and records them.')
+                    'new --budget, --rounds, the fetch options, --search and Beam options, and records them.')
     source = crawl_parser.add_argument_group('what to crawl for (new crawls)')
     source.add_argument('--task', help='a sandbox task: WEB_DIR/tasks/NAME.yaml (topic and seeds)')
     source.add_argument('--topic', help='a topic YAML file (`focal topic build` writes one)')
@@ -166,6 +188,14 @@ def add_parser(subparsers) -> None:
                                    '--resume, a new total)')
     crawl_parser.add_argument('--round-size', type=positive_int,
                               help=f'URLs fetched per round (default: {DEFAULT_ROUND_SIZE})')
+    crawl_parser.add_argument('--strategy-param', action='append', metavar='NAME=VALUE',
+                              help="set one of the strategy's parameters (repeatable), e.g. input_pages=10, "
+                                   'reward=alg3, count=sites for the discovery strategies')
+    crawl_parser.add_argument('--search', metavar='PROVIDER',
+                              help='where the discovery strategies (bandit, ks, rs, fc, bc) search: sandbox (the '
+                                   'sandbox server given as --proxy) or sandbox:URL, linkgraph (the crawl\'s own links; '
+                                   'the default), searxng:URL (a SearXNG instance with JSON enabled), brave[:URL] '
+                                   '(key in BRAVE_API_KEY)')
     crawl_parser.add_argument('--random-seed', type=int,
                               help="seed of the strategy's random choices: the same seed, the same crawl "
                                    f'(default: {DEFAULT_RANDOM_SEED})')

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from models.frontier import seed_candidate
@@ -20,9 +21,12 @@ from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from pipelines import schema
 from pipelines.round import build_round
+from models.discovery import DiscoveryPlan
 from models.ranking import RankingError
+from models.strategies import DiscoveryContext
+from models.strategies.discovery import GIVE_UP_AFTER
 from pipelines.state import CrawlDir, PendingRound, final_outcomes
-from runners.ranks import rank_round
+from runners.ranks import metric_total, rank_round, read_ranking
 
 RELEVANT = 0.05  # relevance (a cosine) at which the progress line counts a page as judged relevant
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
@@ -45,7 +49,9 @@ class RoundReport:
     def line(self) -> str:
         s = self.summary
         outcomes = ', '.join(f'{k} {v}' for k, v in sorted(s['outcomes'].items(), key=lambda i: -i[1]))
-        return (f'round {self.round}: fetched {s["attempted"]} ({outcomes}); judged relevant '
+        operator = (f'{s["operator"]} on {s["inputs"]} pages returned {s["discovered"]} URLs '
+                    f'({s["search_calls"]} search calls); ' if 'operator' in s else '')
+        return (f'round {self.round}: {operator}fetched {s["attempted"]} ({outcomes}); judged relevant '
                 f'{s["judged_relevant"]}; new hosts {s["new_hosts"]}; candidates {self.candidates:,}; '
                 f'{self.choose_seconds + self.pipeline_seconds + self.commit_seconds:.1f} s (choose '
                 f'{self.choose_seconds:.2f}, pipeline {self.pipeline_seconds:.1f}, commit {self.commit_seconds:.2f})')
@@ -59,6 +65,19 @@ def rng_from_state(state: dict) -> np.random.Generator:
     generator = np.random.PCG64()
     generator.state = state
     return np.random.Generator(generator)
+
+
+@dataclasses.dataclass
+class Choice:
+    """What the driver chose for a round: a frontier for a link strategy, a plan for a discovery one."""
+    frontier: pa.Table | None
+    selector: dict
+    discovered: list[dict]
+    plan: DiscoveryPlan | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        return self.plan is None and (self.frontier is None or not self.frontier.num_rows)
 
 
 class Driver:
@@ -83,27 +102,37 @@ class Driver:
             last = self.crawl.last_committed_round()
             number = (last or 0) + 1
             started = time.monotonic()
-            frontier, selector, discovered = self._choose(last, number,
-                                                          min(self.settings.round_size, budget - self.requested))
-            if not frontier.num_rows:
-                print(f'focal: the frontier is empty after round {number - 1}, with {self.requested} of '
-                      f'{budget} pages fetched: no unfetched link is left. Add seeds (more, or from other '
-                      'sites), allow more hosts, or look for robots refusals and errors with `focal inspect`.',
-                      file=sys.stderr)
+            count = min(self.settings.round_size, budget - self.requested)
+            choice = self._choose(last, number, count)
+            if choice.exhausted:
+                print(self._exhausted_message(number, budget), file=sys.stderr)
                 self._final_rank()
                 return 0
-            self._run_round(number, frontier, selector, discovered, time.monotonic() - started)
+            self._run_round(number, choice, count, time.monotonic() - started)
             rounds_run += 1
             if self.strategy.needs_ranking:
                 self._rank(number)
         if self.requested >= budget:
+            retrieved = sum(summary.get('discovered', 0) for summary in self.crawl.summaries())
             self.progress(f'budget of {budget} pages spent: {self.requested} URLs requested in '
-                          f'{len(self.crawl.committed_rounds())} rounds')
+                          f'{len(self.crawl.committed_rounds())} rounds'
+                          + (f'; the operators returned {retrieved} URLs (DWDBRM\'s count)' if retrieved else ''))
             self._final_rank()
         return 0
 
+    def _exhausted_message(self, number: int, budget: int) -> str:
+        if self.strategy.discovers:
+            return (f'focal: discovery found nothing new after round {number - 1}, with {self.requested} of {budget} '
+                    'pages fetched: every operator has run out of input pages or found nothing new for '
+                    f'{GIVE_UP_AFTER} rounds. Add seeds, or use a search provider (--search) that reaches further.')
+        return (f'focal: the frontier is empty after round {number - 1}, with {self.requested} of '
+                f'{budget} pages fetched: no unfetched link is left. Add seeds (more, or from other '
+                'sites), allow more hosts, or look for robots refusals and errors with `focal inspect`.')
+
     def _rank(self, number: int) -> None:
-        self.progress(rank_round(self.crawl, number, self.settings, self.beam_args).line())
+        report = rank_round(self.crawl, number, self.settings, self.beam_args)
+        if not report.reused:
+            self.progress(report.line())
 
     def _final_rank(self) -> None:
         """Every crawl ends ranked; a crawl whose seeds all failed ends without ranks, and says why."""
@@ -115,10 +144,9 @@ class Driver:
         except RankingError as error:
             print(f'focal: the crawl is not ranked: {error}', file=sys.stderr)
 
-    def _choose(self, last: int | None, number: int, count: int) -> tuple[pa.Table, dict, list[dict]]:
-        """The round's frontier, the selector state after choosing it and the candidate rows the
-        round adds besides its pages' links (the seeds the first round has no room for)."""
-        discovered = []
+    def _choose(self, last: int | None, number: int, count: int) -> 'Choice':
+        """The round's frontier (or discovery plan), the selector state after choosing it and the
+        candidate rows the round adds besides its pages' links (the seeds the first round has no room for)."""
         if last is None:
             rng, state = new_rng(self.settings.random_seed), self.strategy.initial_state()
             seeds, depth = self._seed_urls(), self.strategy.seed_depth()
@@ -128,20 +156,54 @@ class Driver:
                  for position, url in enumerate(seeds[:count])], schema=schema.FRONTIER)
             discovered = [seed_candidate(url, index, depth, number) for index, url in enumerate(seeds)
                           if index >= count]
-        else:
-            saved = self.crawl.read_selector(last)
-            rng = rng_from_state(saved['rng'])
-            chosen, state = self.strategy.choose(self.crawl.read_table('candidates', last), count,
-                                                 saved['state'], rng)
-            size = chosen.num_rows
-            frontier = pa.table({
-                'round': pa.array([number] * size, pa.int32()), 'url': chosen.column('url'),
-                'strategy': pa.array([self.strategy.name] * size, pa.string()),
-                'operator': chosen.column('operator'), 'priority': chosen.column('priority'),
-                'depth': chosen.column('depth'), 'parent_url': chosen.column('parent_url'),
-                'position': pa.array(range(size), pa.int32())}, schema=schema.FRONTIER)
-        selector = {'round': number, 'strategy': self.strategy.name, 'state': state, 'rng': rng.bit_generator.state}
-        return frontier, selector, discovered
+            return Choice(frontier, self._selector(number, state, rng), discovered)
+        saved = self.crawl.read_selector(last)
+        rng = rng_from_state(saved['rng'])
+        if self.strategy.discovers:
+            plan, state = self.strategy.plan(self._discovery_context(last, number), saved['state'], rng)
+            self._report_pull(saved['state'], state, plan)
+            return Choice(None, self._selector(number, state, rng), [], plan)
+        chosen, state = self.strategy.choose(self.crawl.read_table('candidates', last), count, saved['state'], rng)
+        size = chosen.num_rows
+        frontier = pa.table({
+            'round': pa.array([number] * size, pa.int32()), 'url': chosen.column('url'),
+            'strategy': pa.array([self.strategy.name] * size, pa.string()),
+            'operator': chosen.column('operator'), 'priority': chosen.column('priority'),
+            'depth': chosen.column('depth'), 'parent_url': chosen.column('parent_url'),
+            'position': pa.array(range(size), pa.int32())}, schema=schema.FRONTIER)
+        return Choice(frontier, self._selector(number, state, rng), [])
+
+    def _selector(self, number: int, state: dict, rng: np.random.Generator) -> dict:
+        return {'round': number, 'strategy': self.strategy.name, 'state': state, 'rng': rng.bit_generator.state}
+
+    def _discovery_context(self, last: int, number: int) -> DiscoveryContext:
+        """What a discovery strategy plans from: the ranks after the last round (computed now if a
+        crash came between the round's commit and its ranks'), and the pages' meta texts."""
+        rank_round(self.crawl, last, self.settings, self.beam_args)
+        ranking = read_ranking(self.crawl, last).select(['url', 'host', 'fetched_round', 'position'])
+
+        def page_texts(urls: list[str]) -> list[str]:
+            pages = self.crawl.read_table('pages', columns=['final_url', 'title', 'meta_keywords', 'meta_description'])
+            pages = pages.filter(pc.is_in(pages['final_url'], pa.array(urls, pa.string())))
+            return [' \n'.join(filter(None, row)) for row in zip(pages['meta_keywords'].to_pylist(),
+                                                                  pages['meta_description'].to_pylist(),
+                                                                  pages['title'].to_pylist())]
+
+        return DiscoveryContext(number, ranking, self.crawl.manifest(last).get('summary', {}).get('judged', 0),
+                                page_texts, self.settings.topic.name)
+
+    def _report_pull(self, before: dict, after: dict, plan) -> None:
+        """A line on the last pull's reward and the arms' UCB scores when a discovery strategy chooses."""
+        if len(after['pulls']) > len(before['pulls']):
+            pull = after['pulls'][-1]
+            self.progress(f'{self.strategy.name}: {pull["operator"]} of round {pull["round"]} rewarded '
+                          f'{pull["reward"]:.3f} ({pull["judged"]} URLs judged, {pull["new_pages"]} new pages, '
+                          f'{pull["new_sites"]} new sites)')
+        if plan is not None:
+            scores = after['pending']['ucb']
+            arms = ', '.join(f'{name} {"-" if score is None else f"{score:.3f}"}' for name, score in scores.items())
+            self.progress(f'{self.strategy.name}: UCB1 {arms}; round {after["pending"]["round"]}: {plan.operator} on '
+                          f'{len(plan.inputs)} pages' + (f', {len(plan.queries)} queries' if plan.queries else ''))
 
     def _seed_urls(self) -> list[str]:
         """The settings' seeds, normalised, each once, in the order given."""
@@ -150,18 +212,23 @@ class Driver:
             self.progress(f'warning: seed skipped: {reason}')
         return urls
 
-    def _run_round(self, number: int, frontier: pa.Table, selector: dict, discovered: list[dict],
-                   choose_seconds: float) -> None:
+    def _run_round(self, number: int, choice: 'Choice', count: int, choose_seconds: float) -> None:
         pending = self.crawl.begin(number)
         try:
-            pending.write_table('frontier', frontier)
-            selector_file = self.crawl.write_selector(number, selector)
+            if choice.frontier is not None:
+                pending.write_table('frontier', choice.frontier)
+            selector_file = self.crawl.write_selector(number, choice.selector)
             started = time.monotonic()
-            build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings,
-                        discovered).run().wait_until_finish()
+            result = build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings,
+                                 choice.discovered, choice.plan, count).run()
+            result.wait_until_finish()
             pipeline_seconds = time.monotonic() - started
             started = time.monotonic()
             summary = self._summarize(pending)
+            if choice.plan is not None:
+                summary.update(operator=choice.plan.operator, inputs=len(choice.plan.inputs),
+                               discovered=metric_total(result, 'discovered'), judged=metric_total(result, 'judged'),
+                               search_calls=pending.read_table('discover_log', ['round']).num_rows)
             manifest = pending.commit(summary, selector_file)
         except BaseException:
             pending.discard()

@@ -32,7 +32,8 @@ class RankReport:
                 f'{s["combination"]} (alpha {s["alpha"]}); {timing}')
 
 
-def _counter(result, name: str) -> int:
+def metric_total(result, name: str) -> int:
+    """A counter's total over the steps of a finished pipeline."""
     found = result.metrics().query(MetricsFilter().with_name(name))['counters']
     return sum(counter.result for counter in found)
 
@@ -64,10 +65,10 @@ def rank_round(crawl: CrawlDir, number: int, settings: CrawlSettings, beam_args:
                             settings.rank.combination, settings.rank.alpha, negatives).run()
         result.wait_until_finish()
         summary = {'pages': pending.read_table('ranking', ['url']).num_rows, 'seed_pages': seed_pages,
-                   'negatives': _counter(result, 'negatives'),
+                   'negatives': metric_total(result, 'negatives'),
                    'negatives_from': settings.rank.negatives or 'the fetched pages least like the seeds',
                    'vocabulary': pending.read_table('vocabulary', ['term']).num_rows,
-                   'pagerank': mode, 'pagerank_iterations': (_counter(result, 'pagerank_iterations')
+                   'pagerank': mode, 'pagerank_iterations': (metric_total(result, 'pagerank_iterations')
                                                              if mode == pagerank.LOCAL else pagerank.iterations_for()),
                    'links': links, 'combination': settings.rank.combination, 'alpha': settings.rank.alpha,
                    'seconds': round(time.monotonic() - started, 2)}

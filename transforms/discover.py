@@ -13,11 +13,10 @@ import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
 from models import search
-from models.discovery import DiscoveryPlan, choose_discovered, found_row, outlink_rows
+from models.discovery import METHOD, DiscoveryPlan, choose_discovered, found_row, outlink_rows
+from models.search import LINKGRAPH
 
 LINK_COLUMNS = ['url', 'dst', 'block', 'link_index']
-LINKGRAPH = 'linkgraph'
-METHOD = {'KS': 'keyword', 'RS': 'related', 'BC': 'backlinks'}
 
 
 def log_row(record: search.SearchCall, round_number: int, operator: str) -> dict:
@@ -57,8 +56,8 @@ def _rows_linking(batch: pa.Table, column: str, urls: list[str]) -> list[dict]:
 
 class LinkGraphSearch(beam.PTransform):
     """Committed link batches -> found rows (and a log row per input page) for BC (backlinks: the
-    pages linking to an input page, in URL order) or RS (co-citation: the pages most often linked
-    together with an input page by its backlinks, most co-citations first)."""
+    pages linking to an input page, in URL order, and their outlinks) or RS (co-citation: the pages
+    most often linked together with an input page by its backlinks, most co-citations first)."""
 
     def __init__(self, plan: DiscoveryPlan, round_number: int):
         super().__init__()
@@ -87,6 +86,21 @@ class LinkGraphSearch(beam.PTransform):
                  | 'PerInput' >> beam.Map(lambda scored: (scored[0][0], (scored[1], scored[0][1])))
                  | 'GroupPerInput' >> beam.GroupByKey()
                  | 'Results' >> beam.FlatMap(_linkgraph_results, plan, inputs))
+        if plan.operator == 'BC':  # the backlink pages were fetched: their outlinks are in the link graph
+            hubs = (found
+                    | 'HubRanks' >> beam.Map(lambda row: (row['url'], row['source_rank']))
+                    | 'FirstRank' >> beam.CombinePerKey(min)
+                    | 'HubTable' >> beam.combiners.ToDict())
+            hub_outlinks = (links
+                            | 'HubLinks' >> beam.FlatMap(lambda batch, ranks: _rows_linking(batch, 'url', list(ranks)),
+                                                         beam.pvalue.AsSingleton(hubs))
+                            | 'ByHub' >> beam.Map(lambda row: (row['url'], row))
+                            | 'GroupByHub' >> beam.GroupByKey()
+                            | 'HubOutlinks' >> beam.FlatMap(
+                                lambda grouped, ranks: outlink_rows(grouped[0], ranks[grouped[0]], [
+                                    (row['dst'], row['block'], row['link_index']) for row in grouped[1]], 'BC'),
+                                beam.pvalue.AsSingleton(hubs)))
+            found = (found, hub_outlinks) | 'BacklinksAndTheirOutlinks' >> beam.Flatten()
         log = (found
                | 'CountPerInput' >> beam.Map(lambda row: (row['source'], 1))
                | 'Calls' >> beam.CombinePerKey(sum)
@@ -148,8 +162,8 @@ class Discover(beam.PTransform):
 class ChooseDiscovered(beam.PTransform):
     """{'found': found rows, 'reached': URLs requested or reached in earlier rounds} -> frontier rows
     with positions `first_position` (a singleton PCollection, or 0) up to `limit`, chosen by
-    models.discovery.choose_discovered on one worker. Counts the distinct URLs found (k of DWDBRM
-    eq. 9) as the metric `discovered`."""
+    models.discovery.choose_discovered on one worker. Counts the distinct URLs found (`discovered`)
+    and those the round judges (`judged`: k of DWDBRM eq. 9) as metrics."""
 
     def __init__(self, limit: int, round_number: int, strategy: str, first_position=None):
         super().__init__()
@@ -169,8 +183,9 @@ class ChooseDiscovered(beam.PTransform):
 
 
 def _frontier_rows(rows: list[dict], limit: int, first: int, round_number: int, strategy: str):
-    chosen, found = choose_discovered(rows, limit - first)
-    Metrics.counter(ChooseDiscovered, 'discovered').inc(found)
+    chosen, returned, judged = choose_discovered(rows, limit - first)
+    Metrics.counter(ChooseDiscovered, 'discovered').inc(returned)
+    Metrics.counter(ChooseDiscovered, 'judged').inc(judged)
     for offset, row in enumerate(chosen):
         yield {'round': round_number, 'url': row['url'], 'strategy': strategy, 'operator': row['operator'],
                'priority': 1.0 / (1 + row['rank']), 'depth': -1, 'parent_url': row['parent_url'],

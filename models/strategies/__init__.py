@@ -2,8 +2,10 @@
 from models.strategies.base import (NO_DEPTH, LinkFeatures, LinkScore, ParentPage, Strategy,
                                     StrategyError, top_k)
 from models.strategies.baselines import BestFirst, BreadthFirst, RandomChoice
+from models.strategies.discovery import SINGLE_OPERATORS, Bandit, DiscoveryContext, DiscoveryStrategy
 
-STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (BestFirst, BreadthFirst, RandomChoice)}
+STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (BestFirst, BreadthFirst, RandomChoice, Bandit,
+                                                             *SINGLE_OPERATORS)}
 
 
 def strategy_class(name: str) -> type[Strategy]:
@@ -17,5 +19,5 @@ def make_strategy(name: str, params: dict | None = None) -> Strategy:
     return strategy_class(name)(params)
 
 
-__all__ = ['NO_DEPTH', 'STRATEGIES', 'LinkFeatures', 'LinkScore', 'ParentPage', 'Strategy', 'StrategyError',
-           'make_strategy', 'strategy_class', 'top_k']
+__all__ = ['NO_DEPTH', 'STRATEGIES', 'DiscoveryContext', 'DiscoveryStrategy', 'LinkFeatures', 'LinkScore',
+           'ParentPage', 'Strategy', 'StrategyError', 'make_strategy', 'strategy_class', 'top_k']

@@ -71,6 +71,7 @@ class Strategy:
     name = ''
     defaults: dict = {}
     needs_ranking = False  # True: the driver ranks the pages found (ranks/NNNNNN) after every round
+    discovers = False      # True: rounds come from plan() and the Discover stage, not choose()
 
 
     def __init__(self, params: dict | None = None):

@@ -10,9 +10,9 @@ from models.discovery import Arm
 
 def test_every_arm_is_played_once_first_in_operator_order():
     arms = {name: Arm() for name in discovery.OPERATORS}
-    assert discovery.choose_arm(arms) == 'KS'
+    assert discovery.arms_by_preference(arms)[0] == 'KS'
     discovery.update_arm(arms['KS'], 0.9, 10)
-    assert discovery.choose_arm(arms) == 'RS'
+    assert discovery.arms_by_preference(arms) == ['RS', 'FC', 'BC', 'KS']
 
 
 def test_ucb1_is_eq11_with_cumulative_counts():
@@ -22,7 +22,7 @@ def test_ucb1_is_eq11_with_cumulative_counts():
     scores = discovery.ucb1_scores(arms)
     assert scores['KS'] == pytest.approx(0.5 + math.sqrt(2 * math.log(40) / 30))
     assert scores['FC'] == pytest.approx(0.2 + math.sqrt(2 * math.log(40) / 10))
-    assert discovery.choose_arm(arms) == 'FC'  # the bonus of the rarely counted arm wins here
+    assert discovery.arms_by_preference(arms, ('KS', 'FC')) == ['FC', 'KS']  # the rarely counted arm's bonus wins
 
 
 def test_the_mean_is_weighted_by_each_pull_s_count_as_in_disco():
@@ -35,16 +35,14 @@ def test_the_mean_is_weighted_by_each_pull_s_count_as_in_disco():
 
 
 def test_the_three_rewards():
-    places = {'a': 0, 'b': 2, 'c': 5, 'old': 1, 'tail': 9}
-    results = ['a', 'b', 'old', 'gone']          # k = 4: 'gone' was never fetched (refused, say)
-    new = {'a', 'b', 'c', 'tail'}
-    # eq. 9: only the op's results, new ones; divided by k
-    assert discovery.reward('eq9', places, 10, results, new, {'a'}) == pytest.approx(((1 - 0) + (1 - 0.2)) / 4)
-    # Alg. 3: every new page of the ranking, the tail adds 0; divided by len
-    assert discovery.reward('alg3', places, 10, results, new, {'a'}) == pytest.approx((1 + 0.8 + 0.5 + 0) / 10)
+    new = {'a': 0, 'b': 2, 'c': 5, 'tail': 9}   # pages first fetched after the pull, their places among 10
+    # eq. 9: Σ (1 - pos/len) over new pages, divided by k = 4 URLs returned
+    assert discovery.reward('eq9', new, 10, 4, {'a'}) == pytest.approx((1 + 0.8 + 0.5 + 0.1) / 4)
+    # Alg. 3: the same pages, the tail adds 0; divided by len
+    assert discovery.reward('alg3', new, 10, 4, {'a'}) == pytest.approx((1 + 0.8 + 0.5 + 0) / 10)
     # DISCO's sites: only the first page of a new host counts
-    assert discovery.reward('sites', places, 10, results, new, {'a'}) == pytest.approx(1 / 4)
-    assert discovery.reward('eq9', places, 10, [], new, set()) == 0 and discovery.reward('eq9', {}, 0, results, new, set()) == 0
+    assert discovery.reward('sites', new, 10, 4, {'a'}) == pytest.approx(1 / 4)
+    assert discovery.reward('eq9', new, 10, 0, set()) == 0 and discovery.reward('eq9', {}, 0, 4, set()) == 0
 
 
 def test_keyword_candidates_are_the_most_frequent_meta_terms_not_used_before():
@@ -59,3 +57,13 @@ def test_inputs_are_the_best_pages_not_used_before_and_state_round_trips():
     assert discovery.arms_from_dict(discovery.arms_to_dict(arms)) == arms
     assert discovery.first_pages_of_new_hosts(['http://a/1', 'http://b/1', 'http://b/2'], {'a'},
                                               lambda url: url.split('/')[2]) == {'http://b/1'}
+
+
+def test_a_round_takes_each_source_s_first_results_first_and_judges_what_it_fetched_or_knew():
+    def row(url, source_rank, rank, known=False):
+        return {'url': url, 'source_rank': source_rank, 'rank': rank, 'known': known, 'operator': 'KS'}
+    rows = [row('a', 0, 0), row('b', 0, 1), row('c', 0, 2), row('d', 1, 0, known=True), row('a', 1, 1),
+            row('e', 1, 2), row('f', 1, 3)]
+    chosen, returned, judged = discovery.choose_discovered(rows, 3)
+    assert [r['url'] for r in chosen] == ['a', 'b', 'c'] and returned == 6
+    assert judged == 4  # a, b, c fetched and d known; e and f beyond the round's size go unjudged

@@ -7,7 +7,7 @@ from warcio.warcwriter import WARCWriter
 
 from models.fetch import (FetchPolicy, Fetcher, PolicyRefused, check_address, retry_after_seconds)
 from sandbox.archive import Archive
-from sandbox.faults import KINDS, FaultPlan
+from sandbox.faults import KINDS, FaultPlan, gzip_bomb
 from sandbox.search_index import SearchIndexBuilder
 from sandbox.server import SandboxServer
 from warc_samples import add_response, numbered_pages
@@ -29,7 +29,9 @@ def server(tmp_path_factory):
     (folder / 'faults.yaml').write_text(f'rates: {{{rates}}}\nlatency_seconds: 1.0\ndrip_seconds: 2.0\n'
                                         'oversized_bytes: 6000000\n', encoding='utf-8')
     archive = Archive.scan([folder / 'web.warc.gz'])
-    with SandboxServer(archive, SearchIndexBuilder().build(), FaultPlan(folder / 'faults.yaml')) as server:
+    plan = FaultPlan(folder / 'faults.yaml')
+    gzip_bomb(plan.bomb_bytes)  # built once, now: building it inside a request can outlast the 0.5 s read timeout
+    with SandboxServer(archive, SearchIndexBuilder().build(), plan) as server:
         yield server
 
 

@@ -36,8 +36,10 @@ def test_the_link_graph_gives_backlinks_and_co_cited_pages():
         batches = pipeline | beam.Create(link_batches())
         backlinks = batches | 'BC' >> Discover(DiscoveryPlan('BC', inputs=(C, 'http://none.test/')), 3)
         related = batches | 'RS' >> Discover(DiscoveryPlan('RS', inputs=(C,)), 3)
-        assert_that(backlinks['found'] | 'BCRows' >> beam.Map(lambda r: (r['rank'], r['url'])),
-                    equal_to([(0, A), (1, B), (2, E)]), label='backlinks')
+        # A, B and E link to C (the backlinks); then their own outlinks, content and related links first
+        assert_that(backlinks['found'] | 'BCRows' >> beam.Map(lambda r: (r['source'], r['rank'], r['url'])),
+                    equal_to([(C, 0, A), (C, 1, B), (C, 2, E), (A, 0, C), (A, 1, D), (A, 2, B),
+                              (B, 0, A), (B, 1, C), (B, 2, E), (E, 0, C), (E, 1, A)]), label='backlinks')
         assert_that(backlinks['log'] | 'BCLog' >> beam.Map(lambda r: (r['query'], r['results'], r['outcome'])),
                     equal_to([(C, 3, 'ok'), ('http://none.test/', 0, 'empty')]), label='calls')
         # A, B and E link to C; beside C they link to A (twice: B, E), D, B and E (once each)
