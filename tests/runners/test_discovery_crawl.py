@@ -66,7 +66,7 @@ def test_a_single_operator_needs_a_provider_that_has_it(news_web_dir, sandbox, t
                  '--strategy', 'ks', '--search', 'linkgraph', '--proxy', sandbox.proxy_url]) == 2
     assert 'ks needs a search provider with keyword search' in capsys.readouterr().err
     assert main(['crawl', '--task', str(news_web_dir / 'tasks' / '房产.yaml'), '--out', str(tmp_path / 'fc'),
-                 '--strategy', 'fc', '--budget', '20', '--round-size', '15', '--delay', '0',
+                 '--strategy', 'fc', '--budget', '30', '--round-size', '15', '--delay', '0', '--rounds', '2',
                  '--proxy', sandbox.proxy_url, '--strategy-param', 'input_pages=3']) == 0
     crawl = CrawlDir.open(str(tmp_path / 'fc'))
     assert crawl.config['strategy_params']['input_pages'] == 3
