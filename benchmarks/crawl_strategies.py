@@ -1,4 +1,5 @@
-"""Every strategy of the registry (or --strategies a,b) at the same budget on the sandbox's 房产 and Geography tasks.
+"""Every link strategy of the registry (or --strategies a,b) at the same budget on the sandbox's 房产 and Geography
+tasks (benchmarks/discovery.py compares the discovery strategies).
 
 Builds the two sandbox webs (or reuses --webs DIR), serves each on 127.0.0.1, crawls each task
 with each strategy through `focal crawl`'s driver, and prints the harvest rate of pages and of
@@ -24,10 +25,13 @@ from sandbox.server import SandboxServer, open_web
 TASKS = (('thucnews', '房产.yaml'), ('wikispeedia', 'geography.yaml'))
 
 
-def crawl(web_dir: Path, task_name: str, strategy: str, budget: int, round_size: int, out: Path) -> dict:
+def crawl(web_dir: Path, task_name: str, strategy: str, budget: int, round_size: int, out: Path,
+          strategy_params: dict | None = None) -> dict:
+    """A crawl of a sandbox task through its server, judged (models.evaluation.summarize)."""
     task = load_task(web_dir / 'tasks' / task_name)
     with SandboxServer(*open_web(web_dir)) as server:
-        settings = sandbox_settings(task, server.proxy_url, strategy=strategy, budget=budget, round_size=round_size)
+        settings = sandbox_settings(task, server.proxy_url, strategy=strategy, budget=budget, round_size=round_size,
+                                    strategy_params=strategy_params or {})
         Driver(CrawlDir.create(str(out), settings.to_dict()), progress=lambda line: None).run()
     truth = load_truth(web_dir, task.relevant_column)
     return summarize(fetch_order(CrawlDir.open(str(out)).read_table('pages')), truth, budget)
@@ -38,8 +42,8 @@ def main():
     parser.add_argument('--budget', type=int, default=400)
     parser.add_argument('--round-size', type=int, default=40)
     parser.add_argument('--webs', type=Path, help='where the sandbox webs are (built there if missing)')
-    parser.add_argument('--strategies', default=','.join(STRATEGIES),
-                        help='comma-separated strategy names (default: every registered one)')
+    parser.add_argument('--strategies', default=','.join(name for name, kind in STRATEGIES.items() if not kind.discovers),
+                        help='comma-separated strategy names (default: every registered link strategy)')
     args = parser.parse_args()
     strategies = args.strategies.split(',')
     with tempfile.TemporaryDirectory() as scratch:

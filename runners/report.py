@@ -99,6 +99,24 @@ def plot_harvest(urls: list[str], truth: GroundTruth, fifths: list[tuple], path:
     return buffer.getvalue()
 
 
+def operator_rounds(crawl: CrawlDir) -> list[dict]:
+    """The discovery rounds of a crawl, in order: the operator, what it returned and, once the next
+    round was chosen, its reward and the UCB1 scores it was chosen by (from the selector state)."""
+    rounds = crawl.committed_rounds()
+    if not rounds:
+        return []
+    pulls = {pull['round']: pull for pull in crawl.read_selector(rounds[-1]).get('state', {}).get('pulls', [])}
+    table = []
+    for number, summary in zip(rounds, crawl.summaries()):
+        if 'operator' in summary:
+            pull = pulls.get(number, {})
+            table.append({'round': number, 'operator': summary['operator'], 'inputs': summary['inputs'],
+                          'returned': summary['discovered'], 'fetched': summary['attempted'],
+                          'new_pages': pull.get('new_pages'), 'new_sites': pull.get('new_sites'),
+                          'reward': pull.get('reward'), 'ucb': pull.get('ucb')})
+    return table
+
+
 def format_summary(summary: dict) -> str:
     """A few lines for the terminal."""
     lines = [
@@ -134,6 +152,7 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
     summary = summarize(urls, truth, budget)
     outcomes = collections.Counter(final_outcomes(crawl.read_table('fetch_log')).values())
     rounds = round_counts(crawl, pages, truth)
+    operators = operator_rounds(crawl)
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -143,17 +162,17 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
              'strategy': config.get('strategy'), 'rounds': len(rounds),
              'round_size': config.get('round_size'), 'crawl_dir': str(crawl_dir),
              'web_dir': str(web_dir)}
-    document = {**about, **summary, 'outcomes': dict(outcomes.most_common())}
+    document = {**about, **summary, 'outcomes': dict(outcomes.most_common()), 'operators': operators}
     (out / 'summary.json').write_text(json.dumps(document, ensure_ascii=False, indent=2) + '\n',
                                       encoding='utf-8')
     report = out / 'report.html'
-    report.write_text(_html(about, summary, outcomes, top_pages(pages, truth), rounds, png),
+    report.write_text(_html(about, summary, outcomes, top_pages(pages, truth), rounds, operators, png),
                       encoding='utf-8')
     return report
 
 
 def _html(about: dict, summary: dict, outcomes: collections.Counter, top: list[dict],
-          rounds: list[dict], png: bytes) -> str:
+          rounds: list[dict], operators: list[dict], png: bytes) -> str:
     heading = _table(['', ''], [
         ['task', f'{about["task"]} (judged by {about["relevant_column"]})'],
         ['strategy', about['strategy'] or 'not recorded in crawl.json'],
@@ -182,6 +201,17 @@ def _html(about: dict, summary: dict, outcomes: collections.Counter, top: list[d
     round_table = _table(['round', 'frontier', 'fetch attempts', 'pages', 'relevant pages', 'links'],
                          [[r['round'], r['frontier'], r['fetch_log'], r['pages'], r['relevant_pages'],
                            r['links']] for r in rounds])
+    shares = collections.Counter(row['operator'] for row in operators)
+    operator_section = '' if not operators else (
+        '<h2>Discovery operators, round by round</h2>\n'
+        + '<p>' + html.escape(', '.join(f'{name} {count} rounds ({count / len(operators):.0%})'
+                                        for name, count in shares.most_common())) + '</p>\n'
+        + _table(['round', 'operator', 'input pages', 'URLs returned', 'fetched', 'new pages', 'new sites', 'reward',
+                  'UCB1 when chosen'],
+                 [[r['round'], r['operator'], r['inputs'], r['returned'], r['fetched'], _blank(r['new_pages']),
+                   _blank(r['new_sites']), _rate(r['reward']) if r['reward'] is not None else 'pending',
+                   ', '.join(f'{name} {"-" if score is None else f"{score:.2f}"}' for name, score in (r['ucb'] or {}).items())]
+                  for r in operators]))
     image = base64.b64encode(png).decode('ascii')
     title = html.escape(f'Focal crawl report: {about["task"]}')
     return f'''<!DOCTYPE html>
@@ -206,6 +236,7 @@ td {{ overflow-wrap: anywhere; }}
 {top_table}
 <h2>Rounds</h2>
 {round_table}
+{operator_section}
 </body></html>
 '''
 
@@ -215,6 +246,10 @@ def _table(columns: list[str], rows: list[list], header: bool = True) -> str:
     body = ''.join('<tr>' + ''.join(f'<td>{html.escape(str(cell))}</td>' for cell in row) + '</tr>'
                    for row in rows)
     return f'<table>{head}{body}</table>' if rows else '<p>none</p>'
+
+
+def _blank(value) -> str:
+    return '' if value is None else str(value)
 
 
 def _rate(value: float | None) -> str:

@@ -7,6 +7,7 @@ import pytest
 
 from pipelines.state import CrawlDir
 from runners.cli import main
+from runners.report import write_report
 from sandbox.server import SandboxServer, open_web
 
 
@@ -47,6 +48,8 @@ def test_the_bandit_plays_every_arm_once_and_resumes_as_if_never_stopped(news_we
     assert keyword_queries and all(query.startswith('房产 ') for query in keyword_queries)
     first_round = set(whole.read_table('frontier', 2)['operator'].to_pylist())
     assert first_round == {'KS'}
+    page = write_report(tmp_path / 'whole', news_web_dir, news_web_dir / 'tasks' / '房产.yaml', tmp_path / 'report').read_text()
+    assert 'Discovery operators, round by round' in page and 'KS 1 rounds (25%)' in page
     # the same crawl as it was when round 3 and its ranks were committed (committed files never change), resumed:
     # the same operators, inputs and URLs, round by round, and the same arms
     stopped = tmp_path / 'resumed'

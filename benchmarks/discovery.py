@@ -1,0 +1,83 @@
+"""Domain discovery measured: the bandit against each single operator, best-first and BFS, at equal
+budgets from the same seeds, on every task of both sandbox webs (DWDBRM Figs 2-3, DISCO's runs).
+
+Builds the THUCNews and Wikispeedia sandbox webs (or reuses --webs DIR; --scale K builds them K
+times wider, with more sites to find), serves each on 127.0.0.1, crawls each task with each
+strategy (the discovery strategies search the sandbox server's search API) and prints relevant
+pages and relevant sites found, the harvest rate of pages and of sites per fifth of the budget,
+and the bandit's arm shares; then, averaged over tasks, the bandit's relevant sites against the
+best single operator (goal >= 1.05x, DISCO: 4,222 against 4,024) and against best-first (goal >= 2x).
+
+Run: .venv/bin/python benchmarks/discovery.py [--budget 1000] [--round-size 100] [--webs DIR] [--scale 1]
+     [--strategies bandit,ks,rs,fc,bc,best-first,bfs]
+"""
+import argparse
+import collections
+import tempfile
+import time
+from pathlib import Path
+
+from crawl_strategies import crawl
+from models.strategies import STRATEGIES
+from pipelines.state import CrawlDir
+from sandbox.build import READY_TASKS, build_web
+from sandbox.site import slug
+
+SINGLE = ('ks', 'rs', 'fc', 'bc')
+GOALS = {'best single operator': 1.05, 'best-first': 2.0}
+
+
+def arm_shares(crawl_dir: Path) -> str:
+    crawl = CrawlDir.open(str(crawl_dir))
+    operators = collections.Counter(summary['operator'] for summary in crawl.summaries() if 'operator' in summary)
+    total = sum(operators.values()) or 1
+    return ' '.join(f'{name} {count / total:.0%}' for name, count in sorted(operators.items()))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--budget', type=int, default=1000)
+    parser.add_argument('--round-size', type=int, default=100)
+    parser.add_argument('--webs', type=Path, help='where the sandbox webs are (built there if missing)')
+    parser.add_argument('--scale', type=int, default=1, help='build the webs this many times wider (more sites)')
+    parser.add_argument('--strategies', default='bandit,ks,rs,fc,bc,best-first,bfs')
+    args = parser.parse_args()
+    strategies = args.strategies.split(',')
+    sites: dict[str, list[int]] = collections.defaultdict(list)
+    with tempfile.TemporaryDirectory() as scratch:
+        webs = args.webs or Path(scratch) / 'webs'
+        for corpus, labels in READY_TASKS.items():
+            web_dir = webs / (corpus if args.scale == 1 else f'{corpus}-x{args.scale}')
+            if not (web_dir / 'web.json').is_file():
+                build_web(corpus, web_dir, scale=args.scale, progress=False)
+            for label in labels:
+                task_name = f'{slug(label) or label}.yaml'
+                print(f'\n{corpus} {label}: budget {args.budget}, rounds of {args.round_size}', flush=True)
+                for strategy in strategies:
+                    started = time.monotonic()
+                    out = Path(scratch) / f'{corpus}-{label}-{strategy}'
+                    params = {'search': 'sandbox'} if STRATEGIES[strategy].discovers else {}
+                    result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params)
+                    sites[strategy].append(result['relevant_sites'])
+                    fifths = ' '.join('n/a' if p is None else f'{p:.2f}/{s:.2f}' for _, p, s in result['fifths'])
+                    shares = f'  arms {arm_shares(out)}' if strategy == 'bandit' else ''
+                    print(f'  {strategy:10s} pages {result["pages"]:5d} relevant {result["relevant_pages"]:5d} '
+                          f'sites {result["relevant_sites"]:3d}/{result["sites"]:3d} of {result["total_relevant_sites"]}; '
+                          f'harvest pages/sites by fifth {fifths} ({time.monotonic() - started:.0f} s){shares}',
+                          flush=True)
+    tasks = len(next(iter(sites.values())))
+    means = {strategy: sum(found) / tasks for strategy, found in sites.items()}
+    print(f'\nrelevant sites, mean over {tasks} tasks: ' + ', '.join(f'{s} {m:.1f}' for s, m in means.items()))
+    if 'bandit' in means:
+        singles = [s for s in SINGLE if s in means]
+        if singles:
+            best = max(singles, key=means.get)
+            ratio = means['bandit'] / means[best] if means[best] else float('inf')
+            print(f'bandit / best single operator ({best}): {ratio:.2f}x   goal >= {GOALS["best single operator"]}x')
+        if 'best-first' in means:
+            ratio = means['bandit'] / means['best-first'] if means['best-first'] else float('inf')
+            print(f'bandit / best-first: {ratio:.2f}x   goal >= {GOALS["best-first"]}x')
+
+
+if __name__ == '__main__':
+    main()
