@@ -20,6 +20,9 @@ the count-weighted mean of the arm's rewards (DISCO's ucb1.py); UCB1 (eq. 11):
 import collections
 import dataclasses
 import math
+
+import pyarrow as pa
+import pyarrow.compute as pc
 OPERATORS = ('KS', 'RS', 'FC', 'BC')
 METHOD = {'KS': 'keyword', 'RS': 'related', 'BC': 'backlinks'}  # what each searching operator asks; FC asks none
 REWARDS = ('eq9', 'alg3', 'sites')
@@ -169,3 +172,24 @@ def choose_discovered(rows: list[dict], limit: int) -> tuple[list[dict], int, in
                    key=lambda row: (row['rank'], row['source_rank'], row['url']))
     chosen = fresh[:max(limit, 0)]
     return chosen, len(best), len(best) - len(fresh) + len(chosen)
+
+
+SITE_WORD_SHARE = 0.9       # a term whose pages are (nearly) all on one host names the site, not the domain
+SITE_WORD_MIN_PAGES = 3
+SITE_WORD_MIN_HOSTS = 3     # with fewer hosts crawled, nothing can be told apart
+
+
+def site_words(hosts: pa.Array, terms: pa.Array, candidates: set[str]) -> set[str]:
+    """Candidates that name a site rather than the domain: found on SITE_WORD_MIN_PAGES pages or
+    more, at least SITE_WORD_SHARE of them on one host, in a crawl of SITE_WORD_MIN_HOSTS hosts or
+    more. `hosts` and `terms` are the pages table's columns (a host and a list of terms a page)."""
+    if not candidates or len(pc.unique(hosts)) < SITE_WORD_MIN_HOSTS:
+        return set()
+    flat = pc.list_flatten(terms)
+    pairs = pa.table({'term': flat, 'host': hosts.take(pc.list_parent_indices(terms))})
+    pairs = pairs.filter(pc.is_in(pairs['term'], pa.array(sorted(candidates), pa.string())))
+    per_host = pairs.group_by(['term', 'host']).aggregate([([], 'count_all')])
+    totals = per_host.group_by('term').aggregate([('count_all', 'sum'), ('count_all', 'max')])
+    return {term for term, pages, top in zip(totals['term'].to_pylist(), totals['count_all_sum'].to_pylist(),
+                                              totals['count_all_max'].to_pylist())
+            if pages >= SITE_WORD_MIN_PAGES and top >= SITE_WORD_SHARE * pages}

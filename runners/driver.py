@@ -21,7 +21,7 @@ from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from pipelines import schema
 from pipelines.round import build_round
-from models.discovery import DiscoveryPlan
+from models.discovery import DiscoveryPlan, site_words
 from models.ranking import RankingError
 from models.strategies import DiscoveryContext
 from models.strategies.discovery import GIVE_UP_AFTER
@@ -189,8 +189,12 @@ class Driver:
                                                                   pages['meta_description'].to_pylist(),
                                                                   pages['title'].to_pylist())]
 
+        def naming_sites(candidates: set[str]) -> set[str]:
+            pages = self.crawl.read_table('pages', columns=['host', 'terms'])
+            return site_words(pages['host'].combine_chunks(), pages['terms'].combine_chunks(), candidates)
+
         return DiscoveryContext(number, ranking, self.crawl.manifest(last).get('summary', {}).get('judged', 0),
-                                page_texts, self.settings.topic.name)
+                                page_texts, self.settings.topic.name, naming_sites)
 
     def _report_pull(self, before: dict, after: dict, plan) -> None:
         """A line on the last pull's reward and the arms' UCB scores when a discovery strategy chooses."""

@@ -30,6 +30,7 @@ class DiscoveryContext:
     judged: int                                # k: URLs of the last round's operator it judged (eq. 9)
     page_texts: Callable[[list[str]], list[str]]  # meta keywords, description and title of pages
     seed_keyword: str                          # the domain's word, put in front of every KS query
+    site_words: Callable[[set[str]], set[str]]  # which of these terms name a site (models.discovery.site_words)
 
 
 class DiscoveryStrategy(Strategy):
@@ -39,7 +40,7 @@ class DiscoveryStrategy(Strategy):
     operators: tuple = discovery.OPERATORS
     defaults = {'search': 'linkgraph', 'input_pages': discovery.INPUT_PAGES, 'reward': 'eq9', 'count': 'pages',
                 'results_per_call': discovery.RESULTS_PER_CALL, 'keywords': discovery.KEYWORDS_PER_ROUND,
-                'hub_share': discovery.HUB_SHARE}
+                'hub_share': discovery.HUB_SHARE, 'site_words': True}
 
     def __init__(self, params: dict | None = None):
         super().__init__(params)
@@ -82,11 +83,13 @@ class DiscoveryStrategy(Strategy):
         plan = None
         for operator in discovery.arms_by_preference(arms, self.arms):
             inputs = discovery.top_inputs(ranked, set(used[operator]), self.params['input_pages'])
-            queries, keywords = (), []
+            queries, keywords, excluded = (), [], set()
             if operator == 'KS' and inputs:
-                keywords = discovery.keyword_candidates(context.page_texts(inputs), text.tokenize,
-                                                        {context.seed_keyword}, set(state['used_keywords']),
-                                                        self.params['keywords'])
+                texts = context.page_texts(inputs)
+                if self.params['site_words']:  # the input pages' site names find those sites again, not new ones
+                    excluded = context.site_words({term for page in texts for term in text.tokenize(page)})
+                keywords = discovery.keyword_candidates(texts, text.tokenize, {context.seed_keyword} | excluded,
+                                                        set(state['used_keywords']), self.params['keywords'])
                 queries = tuple(f'{context.seed_keyword} {keyword}' for keyword in keywords)
             if inputs and (queries or operator != 'KS'):
                 plan = discovery.DiscoveryPlan(operator, tuple(inputs), queries, self.params['search'],
@@ -99,7 +102,7 @@ class DiscoveryStrategy(Strategy):
             return None, state
         state.update(arms=discovery.arms_to_dict(arms), used_inputs=used,
                      pending={'operator': plan.operator, 'round': context.round, 'inputs': len(plan.inputs),
-                              'queries': list(plan.queries), 'ucb': _finite(scores)})
+                              'queries': list(plan.queries), 'site_words': sorted(excluded), 'ucb': _finite(scores)})
         return plan, state
 
     def _reward(self, context: DiscoveryContext, state: dict, arms: dict) -> None:

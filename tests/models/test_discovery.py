@@ -2,6 +2,7 @@
 Alg. 3 and DISCO's ucb1.py."""
 import math
 
+import pyarrow as pa
 import pytest
 
 from models import discovery
@@ -67,3 +68,10 @@ def test_a_round_takes_each_source_s_first_results_first_and_judges_what_it_fetc
     chosen, returned, judged = discovery.choose_discovered(rows, 3)
     assert [r['url'] for r in chosen] == ['a', 'b', 'c'] and returned == 6
     assert judged == 4  # a, b, c fetched and d known; e and f beyond the round's size go unjudged
+
+
+def test_site_words_are_terms_whose_pages_sit_on_one_host():
+    hosts = pa.array(['a.test', 'a.test', 'a.test', 'b.test', 'c.test', 'c.test'])
+    terms = pa.array([['安居网', '房价'], ['安居网', '楼盘'], ['安居网'], ['房价'], ['房价', '楼盘'], ['快讯']])
+    assert discovery.site_words(hosts, terms, {'安居网', '房价', '楼盘', '快讯'}) == {'安居网'}
+    assert discovery.site_words(hosts[:3], terms[:3], {'安居网'}) == set()  # one host: nothing to tell apart
