@@ -7,6 +7,8 @@ strategy (the discovery strategies search the sandbox server's search API) and p
 pages and relevant sites found, the harvest rate of pages and of sites per fifth of the budget,
 and the bandit's arm shares; then, averaged over tasks, the bandit's relevant sites against the
 best single operator (goal >= 1.05x, DISCO: 4,222 against 4,024) and against best-first (goal >= 2x).
+KS runs twice: with the site words of its input pages left out of its queries (the default) and kept,
+printing relevant sites found per query.
 
 Run: .venv/bin/python benchmarks/discovery.py [--budget 1000] [--round-size 100] [--webs DIR] [--scale 1]
      [--strategies bandit,ks,rs,fc,bc,best-first,bfs]
@@ -34,6 +36,11 @@ def arm_shares(crawl_dir: Path) -> str:
     return ' '.join(f'{name} {count / total:.0%}' for name, count in sorted(operators.items()))
 
 
+def keyword_queries(crawl_dir: Path) -> int:
+    log = CrawlDir.open(str(crawl_dir)).read_table('discover_log', columns=['method'])
+    return log['method'].to_pylist().count('keyword')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--budget', type=int, default=1000)
@@ -53,17 +60,23 @@ def main():
             for label in labels:
                 task_name = f'{slug(label) or label}.yaml'
                 print(f'\n{corpus} {label}: budget {args.budget}, rounds of {args.round_size}', flush=True)
-                for strategy in strategies:
+                for run in strategies + (['ks-site-words-kept'] if 'ks' in strategies else []):
+                    strategy = run.split('-site-words')[0]
                     started = time.monotonic()
-                    out = Path(scratch) / f'{corpus}-{label}-{strategy}'
+                    out = Path(scratch) / f'{corpus}-{label}-{run}'
                     params = {'search': 'sandbox'} if STRATEGIES[strategy].discovers else {}
+                    if run != strategy:
+                        params['site_words'] = False
                     result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params)
-                    sites[strategy].append(result['relevant_sites'])
+                    sites[run].append(result['relevant_sites'])
                     fifths = ' '.join('n/a' if p is None else f'{p:.2f}/{s:.2f}' for _, p, s in result['fifths'])
-                    shares = f'  arms {arm_shares(out)}' if strategy == 'bandit' else ''
-                    print(f'  {strategy:10s} pages {result["pages"]:5d} relevant {result["relevant_pages"]:5d} '
+                    extra = f'  arms {arm_shares(out)}' if strategy == 'bandit' else ''
+                    if strategy == 'ks':
+                        queries = keyword_queries(out)
+                        extra = f'  {queries} queries, {result["relevant_sites"] / max(queries, 1):.3f} relevant sites a query'
+                    print(f'  {run:10s} pages {result["pages"]:5d} relevant {result["relevant_pages"]:5d} '
                           f'sites {result["relevant_sites"]:3d}/{result["sites"]:3d} of {result["total_relevant_sites"]}; '
-                          f'harvest pages/sites by fifth {fifths} ({time.monotonic() - started:.0f} s){shares}',
+                          f'harvest pages/sites by fifth {fifths} ({time.monotonic() - started:.0f} s){extra}',
                           flush=True)
     tasks = len(next(iter(sites.values())))
     means = {strategy: sum(found) / tasks for strategy, found in sites.items()}

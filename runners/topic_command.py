@@ -32,8 +32,8 @@ def build(args: argparse.Namespace) -> int:
         print(f'warning: no usable text in {len(empty)} file(s): {", ".join(empty[:5])}',
               file=sys.stderr)
     try:
-        topic = topic_model.build_topic(args.name, documents, seeds=args.seed,
-                                        language=args.language, top_k=args.keywords)
+        topic = topic_model.build_topic(args.name, documents, seeds=args.seed, language=args.language,
+                                        top_k=args.keywords, site_words=args.site_words)
     except topic_model.TopicError as error:
         raise CommandError(f'{error}; give HTML or text files with the pages\' text') from None
     topic.save(out)
@@ -72,6 +72,9 @@ def add_parser(subparsers) -> None:
     build_parser.add_argument('--seed', action='append', default=[], metavar='URL',
                               help='a seed URL to record in the topic (repeatable)')
     build_parser.add_argument('--force', action='store_true', help='overwrite --out if it exists')
+    build_parser.add_argument('--site-words', action='store_true',
+                              help="down-weight the words of the title part the examples share (their site's name, "
+                                   "e.g. '... - 安居网'): for examples taken from one site")
     build_parser.set_defaults(handler=build)
 
     score_parser = commands.add_parser(

@@ -75,3 +75,13 @@ def test_cosine():
     assert relevance.cosine({'a': 1.0}, {'b': 2.0}) == 0.0
     assert relevance.cosine({}, {'a': 1.0}) == 0.0
     assert relevance.cosine({'a': 1.0, 'b': 1.0}, {'a': 1.0}) == pytest.approx(2 ** -0.5)
+
+
+def test_title_site_words_are_the_title_part_examples_share_but_never_the_domain():
+    from models.topic import learn_keywords, title_site_words
+    documents = ['北京楼市半年来首现量价同跌 - 安居网\n房价下跌，开发商降价。', '三方博弈决定楼市走向 - 安居网\n房价与楼市。',
+                 '豪宅涨声一片 | 房产之家\n豪宅房价上涨。']
+    assert title_site_words(documents) == {'安居'}
+    assert title_site_words(['Paris - Geography Wiki\nx', 'Rome - Geography Wiki\ny'], 'Geography') == {'wiki'}
+    plain, down = learn_keywords(documents), learn_keywords(documents, site_words=True)
+    assert '安居' in plain and down.get('安居', 0) < plain['安居']
