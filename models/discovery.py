@@ -130,6 +130,7 @@ class DiscoveryPlan:
     provider: str = 'linkgraph'  # --search: sandbox[:URL], linkgraph, searxng:URL, brave[:URL]
     results_per_call: int = RESULTS_PER_CALL
     hub_share: float = HUB_SHARE
+    site_mode: bool = False     # DISCO's site mode: fetch the home page of each newly found site instead
 
     def to_dict(self) -> dict:
         return {**dataclasses.asdict(self), 'inputs': list(self.inputs), 'queries': list(self.queries)}
@@ -141,6 +142,12 @@ def found_row(url: str, operator: str, source: str, source_rank: int, rank: int,
     among that source's results (`rank`)."""
     return {'url': url, 'operator': operator, 'source': source, 'source_rank': source_rank, 'rank': rank,
             'parent_url': parent_url, 'title': title, 'snippet': snippet}
+
+
+def home_page(url: str) -> str:
+    """The home page of a URL's site (scheme, host and port; path '/')."""
+    scheme, rest = url.split('://', 1)
+    return f'{scheme}://{rest.split("/", 1)[0]}/'
 
 
 def outlink_rows(source: str, source_rank: int, links: list[tuple[str, str, int]], operator: str) -> list[dict]:

@@ -17,7 +17,7 @@ import posixpath
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from models.discovery import DiscoveryPlan, outlink_rows
+from models.discovery import DiscoveryPlan, home_page, outlink_rows
 from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from pipelines import schema
@@ -103,7 +103,12 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     links = pipeline | 'ReadEarlierLinks' >> ReadCommitted(crawl, 'links', earlier, columns=LINK_COLUMNS, batched=True)
     discovered = links | 'Discover' >> Discover(plan, number, settings.fetch.proxy)
     discovered[Discover.LOG] | 'WriteDiscoverLog' >> WriteTable(out, 'discover_log')
-    if plan.operator != 'BC' or plan.provider == LINKGRAPH:  # the link graph's backlink pages were fetched
+    if plan.site_mode:  # DISCO: one page, the home page, of each site not seen before
+        discovered = {Discover.FOUND: discovered[Discover.FOUND] | 'HomePages' >> beam.Map(
+            lambda row: {**row, 'url': home_page(row['url'])})}
+        earlier_reached = ((earlier_reached, earlier_reached | 'ReachedSites' >> beam.Map(home_page))
+                           | 'ReachedAndTheirSites' >> beam.Flatten())
+    if plan.operator != 'BC' or plan.provider == LINKGRAPH or plan.site_mode:  # no hubs to fetch first
         frontier = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
                     | 'ChooseDiscovered' >> ChooseDiscovered(count, number, strategy))
         fetched = frontier | 'Fetch' >> Fetch(policy, number)

@@ -40,7 +40,7 @@ class DiscoveryStrategy(Strategy):
     operators: tuple = discovery.OPERATORS
     defaults = {'search': 'linkgraph', 'input_pages': discovery.INPUT_PAGES, 'reward': 'eq9', 'count': 'pages',
                 'results_per_call': discovery.RESULTS_PER_CALL, 'keywords': discovery.KEYWORDS_PER_ROUND,
-                'hub_share': discovery.HUB_SHARE, 'site_words': True}
+                'hub_share': discovery.HUB_SHARE, 'site_words': True, 'site_mode': False}
 
     def __init__(self, params: dict | None = None):
         super().__init__(params)
@@ -93,7 +93,8 @@ class DiscoveryStrategy(Strategy):
                 queries = tuple(f'{context.seed_keyword} {keyword}' for keyword in keywords)
             if inputs and (queries or operator != 'KS'):
                 plan = discovery.DiscoveryPlan(operator, tuple(inputs), queries, self.params['search'],
-                                               self.params['results_per_call'], self.params['hub_share'])
+                                               self.params['results_per_call'], self.params['hub_share'],
+                                               self.params['site_mode'])
                 used[operator] += inputs
                 state['used_keywords'] = state['used_keywords'] + keywords
                 break

@@ -75,3 +75,7 @@ def test_site_words_are_terms_whose_pages_sit_on_one_host():
     terms = pa.array([['安居网', '房价'], ['安居网', '楼盘'], ['安居网'], ['房价'], ['房价', '楼盘'], ['快讯']])
     assert discovery.site_words(hosts, terms, {'安居网', '房价', '楼盘', '快讯'}) == {'安居网'}
     assert discovery.site_words(hosts[:3], terms[:3], {'安居网'}) == set()  # one host: nothing to tell apart
+
+
+def test_site_mode_reads_each_url_as_its_site_s_home_page():
+    assert discovery.home_page('https://news.a.test:8080/house/2011/1.html?x=1') == 'https://news.a.test:8080/'
