@@ -96,10 +96,7 @@ class LinkGraphSearch(beam.PTransform):
                                                          beam.pvalue.AsSingleton(hubs))
                             | 'ByHub' >> beam.Map(lambda row: (row['url'], row))
                             | 'GroupByHub' >> beam.GroupByKey()
-                            | 'HubOutlinks' >> beam.FlatMap(
-                                lambda grouped, ranks: outlink_rows(grouped[0], ranks[grouped[0]], [
-                                    (row['dst'], row['block'], row['link_index']) for row in grouped[1]], 'BC'),
-                                beam.pvalue.AsSingleton(hubs)))
+                            | 'HubOutlinks' >> beam.FlatMap(_outlinks, beam.pvalue.AsSingleton(hubs), 'BC'))
             found = (found, hub_outlinks) | 'BacklinksAndTheirOutlinks' >> beam.Flatten()
         log = (found
                | 'CountPerInput' >> beam.Map(lambda row: (row['source'], 1))
@@ -125,9 +122,10 @@ def _linkgraph_results(grouped, plan: DiscoveryPlan, inputs: list[str]):
         yield found_row(url, plan.operator, target, inputs.index(target), rank)
 
 
-def _outlinks(grouped, inputs: list[str], operator: str) -> list[dict]:
+def _outlinks(grouped, source_ranks: dict[str, int], operator: str) -> list[dict]:
+    """(page, its link rows) -> found rows of its outlinks, the page ranked as in source_ranks."""
     source, rows = grouped
-    return outlink_rows(source, inputs.index(source), [(row['dst'], row['block'], row['link_index']) for row in rows],
+    return outlink_rows(source, source_ranks[source], [(row['dst'], row['block'], row['link_index']) for row in rows],
                         operator)
 
 
@@ -148,7 +146,8 @@ class Discover(beam.PTransform):
                      | 'InputOutlinks' >> beam.FlatMap(_rows_linking, 'url', inputs)
                      | 'BySourcePage' >> beam.Map(lambda row: (row['url'], row))
                      | 'GroupBySourcePage' >> beam.GroupByKey()
-                     | 'Outlinks' >> beam.FlatMap(_outlinks, inputs, plan.operator))
+                     | 'Outlinks' >> beam.FlatMap(_outlinks, {url: rank for rank, url in enumerate(inputs)},
+                                                  plan.operator))
             return {self.FOUND: found, self.LOG: links.pipeline | 'NoCalls' >> beam.Create([])}
         if plan.provider == LINKGRAPH and plan.operator in ('RS', 'BC'):
             return links | 'LinkGraph' >> LinkGraphSearch(plan, self.round)
