@@ -9,7 +9,8 @@ import pytest
 
 from models import search
 from models.topic import load_task
-from sandbox.server import SandboxServer, open_web
+from sandbox.server import SandboxServer, open_warcs, open_web
+from warc_samples import write_pages
 
 
 class FakeApi(http.server.ThreadingHTTPServer):
@@ -160,3 +161,16 @@ def test_providers_from_the_command_line_option(monkeypatch):
         search.make_provider('google')
     with pytest.raises(search.ProviderError, match='not an http'):
         search.make_provider('searxng:ftp://x')
+
+
+def test_a_replayed_warc_answers_the_same_search_api(tmp_path):
+    pages = {'http://a.test/': '<html><head><title>房价</title></head><body><p>北京房价上涨，楼盘热销。</p>'
+                               '<a href="http://b.test/">b</a></body></html>'.encode(),
+             'http://b.test/': '<html><head><title>足球</title></head><body><p>足球比赛。</p>'
+                               '<a href="http://a.test/">a</a></body></html>'.encode()}
+    with SandboxServer(*open_warcs([write_pages(tmp_path / 'replay.warc.gz', pages)])) as server:
+        provider = search.make_provider(f'sandbox:{server.proxy_url}')
+        found, keyword = search.call(provider, 'keyword', '房价', 5)
+        backlinks, _ = search.call(provider, 'backlinks', 'http://b.test/', 5)
+    assert keyword.outcome == 'ok' and [r.url for r in found] == ['http://a.test/'] and found[0].title == '房价'
+    assert [r.url for r in backlinks] == ['http://a.test/']
