@@ -103,11 +103,12 @@ def operator_rounds(crawl: CrawlDir) -> list[dict]:
     """The discovery rounds of a crawl, in order: the operator, what it returned and, once the next
     round was chosen, its reward and the UCB1 scores it was chosen by (from the selector state)."""
     rounds = crawl.committed_rounds()
-    if not rounds:
+    summaries = crawl.summaries()
+    if not any('operator' in summary for summary in summaries):
         return []
     pulls = {pull['round']: pull for pull in crawl.read_selector(rounds[-1]).get('state', {}).get('pulls', [])}
     table = []
-    for number, summary in zip(rounds, crawl.summaries()):
+    for number, summary in zip(rounds, summaries):
         if 'operator' in summary:
             pull = pulls.get(number, {})
             table.append({'round': number, 'operator': summary['operator'], 'inputs': summary['inputs'],
