@@ -11,7 +11,7 @@ KS runs twice: with the site words of its input pages left out of its queries (t
 printing relevant sites found per query.
 
 Run: .venv/bin/python benchmarks/discovery.py [--budget 1000] [--round-size 100] [--webs DIR] [--scale 1]
-     [--strategies bandit,ks,rs,fc,bc,best-first,bfs]
+     [--strategies bandit,ks,rs,fc,bc,best-first,bfs] [--corpora thucnews,wikispeedia]
 """
 import argparse
 import collections
@@ -48,12 +48,14 @@ def main():
     parser.add_argument('--webs', type=Path, help='where the sandbox webs are (built there if missing)')
     parser.add_argument('--scale', type=int, default=1, help='build the webs this many times wider (more sites)')
     parser.add_argument('--strategies', default='bandit,ks,rs,fc,bc,best-first,bfs')
+    parser.add_argument('--corpora', default=','.join(READY_TASKS), help='which sandbox webs to crawl')
     args = parser.parse_args()
     strategies = args.strategies.split(',')
     sites: dict[str, list[int]] = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as scratch:
         webs = args.webs or Path(scratch) / 'webs'
-        for corpus, labels in READY_TASKS.items():
+        for corpus in args.corpora.split(','):
+            labels = READY_TASKS[corpus]
             web_dir = webs / (corpus if args.scale == 1 else f'{corpus}-x{args.scale}')
             if not (web_dir / 'web.json').is_file():
                 build_web(corpus, web_dir, scale=args.scale, progress=False)
