@@ -5,7 +5,8 @@ Builds the THUCNews and Wikispeedia sandbox webs (or reuses --webs DIR; --scale 
 times wider, with more sites to find), serves each on 127.0.0.1, crawls each task with each
 strategy (the discovery strategies search the sandbox server's search API) and prints relevant
 pages and relevant sites found, the harvest rate of pages and of sites per fifth of the budget,
-and the bandit's arm shares; then, averaged over tasks, the bandit's relevant sites against the
+the relevant sites reached by each fifth (how fast, when every strategy reaches them all), and the
+bandit's arm shares; then, averaged over tasks, the bandit's relevant sites against the
 best single operator (goal >= 1.05x, DISCO: 4,222 against 4,024) and against best-first (goal >= 2x).
 KS runs twice: with the site words of its input pages left out of its queries (the default) and kept,
 printing relevant sites found per query.
@@ -20,8 +21,11 @@ import time
 from pathlib import Path
 
 from crawl_strategies import crawl
+from models.evaluation import budget_fifths, fetch_order
+from models.topic import load_task
 from models.strategies import STRATEGIES
 from pipelines.state import CrawlDir
+from runners.report import load_truth
 from sandbox.build import READY_TASKS, build_web
 from sandbox.site import slug
 
@@ -34,6 +38,17 @@ def arm_shares(crawl_dir: Path) -> str:
     operators = collections.Counter(summary['operator'] for summary in crawl.summaries() if 'operator' in summary)
     total = sum(operators.values()) or 1
     return ' '.join(f'{name} {count / total:.0%}' for name, count in sorted(operators.items()))
+
+
+def sites_by_fifth(crawl_dir: Path, web_dir: Path, relevant_column: str, budget: int) -> list[int]:
+    """Relevant sites reached after each fifth of the budget: how fast, not only how many."""
+    truth = load_truth(web_dir, relevant_column)
+    urls = fetch_order(CrawlDir.open(str(crawl_dir)).read_table('pages'))
+    reached, counts = set(), []
+    for end in budget_fifths(budget):
+        reached.update(host for host in map(truth.host, urls[:end]) if host in truth.relevant_hosts)
+        counts.append(len(reached))
+    return counts
 
 
 def keyword_queries(crawl_dir: Path) -> int:
@@ -61,6 +76,7 @@ def main():
                 build_web(corpus, web_dir, scale=args.scale, progress=False)
             for label in labels:
                 task_name = f'{slug(label) or label}.yaml'
+                relevant_column = load_task(web_dir / 'tasks' / task_name).relevant_column
                 print(f'\n{corpus} {label}: budget {args.budget}, rounds of {args.round_size}', flush=True)
                 for run in strategies + (['ks-site-words-kept'] if 'ks' in strategies else []):
                     strategy = run.split('-site-words')[0]
@@ -72,13 +88,15 @@ def main():
                     result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params)
                     sites[run].append(result['relevant_sites'])
                     fifths = ' '.join('n/a' if p is None else f'{p:.2f}/{s:.2f}' for _, p, s in result['fifths'])
+                    reached = '/'.join(map(str, sites_by_fifth(out, web_dir, relevant_column, args.budget)))
                     extra = f'  arms {arm_shares(out)}' if strategy == 'bandit' else ''
                     if strategy == 'ks':
                         queries = keyword_queries(out)
                         extra = f'  {queries} queries, {result["relevant_sites"] / max(queries, 1):.3f} relevant sites a query'
                     print(f'  {run:10s} pages {result["pages"]:5d} relevant {result["relevant_pages"]:5d} '
                           f'sites {result["relevant_sites"]:3d}/{result["sites"]:3d} of {result["total_relevant_sites"]}; '
-                          f'harvest pages/sites by fifth {fifths} ({time.monotonic() - started:.0f} s){extra}',
+                          f'harvest pages/sites by fifth {fifths}; relevant sites by fifth {reached} '
+                          f'({time.monotonic() - started:.0f} s){extra}',
                           flush=True)
     tasks = len(next(iter(sites.values())))
     means = {strategy: sum(found) / tasks for strategy, found in sites.items()}
