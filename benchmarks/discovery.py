@@ -8,11 +8,12 @@ pages and relevant sites found, the harvest rate of pages and of sites per fifth
 the relevant sites reached by each fifth (how fast, when every strategy reaches them all), and the
 bandit's arm shares; then, averaged over tasks, the bandit's relevant sites against the
 best single operator (goal >= 1.05x, DISCO: 4,222 against 4,024) and against best-first (goal >= 2x).
-KS runs twice: with the site words of its input pages left out of its queries (the default) and kept,
-printing relevant sites found per query.
+KS runs twice: with the site words of its input pages left out of its queries (the default) and kept
+(ks:site_words=false), printing relevant sites found per query. A run may set strategy parameters:
+bandit:reward=sites:count=sites is DISCO's site reward.
 
 Run: .venv/bin/python benchmarks/discovery.py [--budget 1000] [--round-size 100] [--webs DIR] [--scale 1]
-     [--strategies bandit,ks,rs,fc,bc,best-first,bfs] [--corpora thucnews,wikispeedia]
+     [--strategies bandit,ks,rs,fc,bc,best-first,bfs,ks:site_words=false] [--corpora thucnews,wikispeedia]
 """
 import argparse
 import collections
@@ -25,6 +26,7 @@ from models.evaluation import budget_fifths, fetch_order
 from models.topic import load_task
 from models.strategies import STRATEGIES
 from pipelines.state import CrawlDir
+from runners.crawl_command import strategy_params
 from runners.report import load_truth
 from sandbox.build import READY_TASKS, build_web
 from sandbox.site import slug
@@ -62,10 +64,11 @@ def main():
     parser.add_argument('--round-size', type=int, default=100)
     parser.add_argument('--webs', type=Path, help='where the sandbox webs are (built there if missing)')
     parser.add_argument('--scale', type=int, default=1, help='build the webs this many times wider (more sites)')
-    parser.add_argument('--strategies', default='bandit,ks,rs,fc,bc,best-first,bfs')
+    parser.add_argument('--strategies', default='bandit,ks,rs,fc,bc,best-first,bfs,ks:site_words=false',
+                        help='comma-separated runs, each a strategy with any :NAME=VALUE parameters')
     parser.add_argument('--corpora', default=','.join(READY_TASKS), help='which sandbox webs to crawl')
     args = parser.parse_args()
-    strategies = args.strategies.split(',')
+    runs = args.strategies.split(',')
     sites: dict[str, list[int]] = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as scratch:
         webs = args.webs or Path(scratch) / 'webs'
@@ -78,13 +81,12 @@ def main():
                 task_name = f'{slug(label) or label}.yaml'
                 relevant_column = load_task(web_dir / 'tasks' / task_name).relevant_column
                 print(f'\n{corpus} {label}: budget {args.budget}, rounds of {args.round_size}', flush=True)
-                for run in strategies + (['ks-site-words-kept'] if 'ks' in strategies else []):
-                    strategy = run.split('-site-words')[0]
+                for run in runs:
+                    strategy, *settings = run.split(':')
                     started = time.monotonic()
-                    out = Path(scratch) / f'{corpus}-{label}-{run}'
-                    params = {'search': 'sandbox'} if STRATEGIES[strategy].discovers else {}
-                    if run != strategy:
-                        params['site_words'] = False
+                    out = Path(scratch) / f'{corpus}-{label}-{run.replace(":", "-")}'
+                    params = strategy_params(argparse.Namespace(
+                        strategy_param=settings, search='sandbox' if STRATEGIES[strategy].discovers else None))
                     result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params)
                     sites[run].append(result['relevant_sites'])
                     fifths = ' '.join('n/a' if p is None else f'{p:.2f}/{s:.2f}' for _, p, s in result['fifths'])
@@ -93,7 +95,7 @@ def main():
                     if strategy == 'ks':
                         queries = keyword_queries(out)
                         extra = f'  {queries} queries, {result["relevant_sites"] / max(queries, 1):.3f} relevant sites a query'
-                    print(f'  {run:10s} pages {result["pages"]:5d} relevant {result["relevant_pages"]:5d} '
+                    print(f'  {run:18s} pages {result["pages"]:5d} relevant {result["relevant_pages"]:5d} '
                           f'sites {result["relevant_sites"]:3d}/{result["sites"]:3d} of {result["total_relevant_sites"]}; '
                           f'harvest pages/sites by fifth {fifths}; relevant sites by fifth {reached} '
                           f'({time.monotonic() - started:.0f} s){extra}',
@@ -101,15 +103,15 @@ def main():
     tasks = len(next(iter(sites.values())))
     means = {strategy: sum(found) / tasks for strategy, found in sites.items()}
     print(f'\nrelevant sites, mean over {tasks} tasks: ' + ', '.join(f'{s} {m:.1f}' for s, m in means.items()))
-    if 'bandit' in means:
-        singles = [s for s in SINGLE if s in means]
+    singles = [s for s in SINGLE if s in means]
+    for bandit in (run for run in means if run.split(':')[0] == 'bandit'):
         if singles:
             best = max(singles, key=means.get)
-            ratio = means['bandit'] / means[best] if means[best] else float('inf')
-            print(f'bandit / best single operator ({best}): {ratio:.2f}x   goal >= {GOALS["best single operator"]}x')
+            ratio = means[bandit] / means[best] if means[best] else float('inf')
+            print(f'{bandit} / best single operator ({best}): {ratio:.2f}x   goal >= {GOALS["best single operator"]}x')
         if 'best-first' in means:
-            ratio = means['bandit'] / means['best-first'] if means['best-first'] else float('inf')
-            print(f'bandit / best-first: {ratio:.2f}x   goal >= {GOALS["best-first"]}x')
+            ratio = means[bandit] / means['best-first'] if means['best-first'] else float('inf')
+            print(f'{bandit} / best-first: {ratio:.2f}x   goal >= {GOALS["best-first"]}x')
 
 
 if __name__ == '__main__':
