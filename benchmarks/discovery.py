@@ -14,12 +14,16 @@ bandit:reward=sites:count=sites is DISCO's site reward.
 
 Run: .venv/bin/python benchmarks/discovery.py [--budget 1000] [--round-size 100] [--webs DIR] [--scale 1]
      [--strategies bandit,ks,rs,fc,bc,best-first,bfs,ks:site_words=false] [--corpora thucnews,wikispeedia]
+     [--one-site]
 """
 import argparse
 import collections
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import pyarrow.parquet as pq
 
 from crawl_strategies import crawl
 from models.evaluation import budget_fifths, fetch_order
@@ -53,6 +57,15 @@ def sites_by_fifth(crawl_dir: Path, web_dir: Path, relevant_column: str, budget:
     return counts
 
 
+def one_site_seeds(web_dir: Path, task_name: str, count: int = 5) -> list[str]:
+    """The held-out case: seeds from one site, the first seed's, its relevant articles in URL order."""
+    task = load_task(web_dir / 'tasks' / task_name)
+    host = urlsplit(task.topic.seeds[0]).hostname
+    labels = pq.read_table(web_dir / 'labels.parquet', columns=['url', 'host', 'kind', task.relevant_column])
+    return sorted(row['url'] for row in labels.to_pylist()
+                  if row['host'] == host and row['kind'] == 'article' and row[task.relevant_column])[:count]
+
+
 def keyword_queries(crawl_dir: Path) -> int:
     log = CrawlDir.open(str(crawl_dir)).read_table('discover_log', columns=['method'])
     return log['method'].to_pylist().count('keyword')
@@ -66,6 +79,8 @@ def main():
     parser.add_argument('--scale', type=int, default=1, help='build the webs this many times wider (more sites)')
     parser.add_argument('--strategies', default='bandit,ks,rs,fc,bc,best-first,bfs,ks:site_words=false',
                         help='comma-separated runs, each a strategy with any :NAME=VALUE parameters')
+    parser.add_argument('--one-site', action='store_true',
+                        help="seeds: 5 relevant articles of the first seed's site (the held-out case), not the task's")
     parser.add_argument('--corpora', default=','.join(READY_TASKS), help='which sandbox webs to crawl')
     args = parser.parse_args()
     runs = args.strategies.split(',')
@@ -80,14 +95,16 @@ def main():
             for label in labels:
                 task_name = f'{slug(label) or label}.yaml'
                 relevant_column = load_task(web_dir / 'tasks' / task_name).relevant_column
-                print(f'\n{corpus} {label}: budget {args.budget}, rounds of {args.round_size}', flush=True)
+                seeds = one_site_seeds(web_dir, task_name) if args.one_site else None
+                print(f'\n{corpus} {label}: budget {args.budget}, rounds of {args.round_size}'
+                      + (f', seeds {len(seeds)} pages of {urlsplit(seeds[0]).hostname}' if seeds else ''), flush=True)
                 for run in runs:
                     strategy, *settings = run.split(':')
                     started = time.monotonic()
                     out = Path(scratch) / f'{corpus}-{label}-{run.replace(":", "-")}'
                     params = strategy_params(argparse.Namespace(
                         strategy_param=settings, search='sandbox' if STRATEGIES[strategy].discovers else None))
-                    result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params)
+                    result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params, seeds)
                     sites[run].append(result['relevant_sites'])
                     fifths = ' '.join('n/a' if p is None else f'{p:.2f}/{s:.2f}' for _, p, s in result['fifths'])
                     reached = '/'.join(map(str, sites_by_fifth(out, web_dir, relevant_column, args.budget)))
