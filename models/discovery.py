@@ -3,7 +3,7 @@ top-ranked pages, a UCB1 bandit choosing the operator each round, rewarded by wh
 operator found land in the next ranking.
 
 Operators (SEEDS_SPEC §2a): KS keyword search with queries of the domain's seed keyword and the
-input pages' most frequent meta keywords / description / title terms (at most 20, never the same
+input pages' most frequent meta keywords / description / title terms (10 new ones a round, never the same
 twice); RS related search of each input page; FC the input pages' outlinks; BC the input pages'
 backlinks (hubs), fetched, then the hubs' outlinks.
 
@@ -23,13 +23,14 @@ import math
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
 OPERATORS = ('KS', 'RS', 'FC', 'BC')
 METHOD = {'KS': 'keyword', 'RS': 'related', 'BC': 'backlinks'}  # what each searching operator asks; FC asks none
 REWARDS = ('eq9', 'alg3', 'sites')
 COUNTS = ('pages', 'sites')
 INPUT_PAGES = 20            # k: top pages of the ranking used as input (DISCO's k; DWDBRM gives none)
-MAX_KEYWORDS = 20           # DISCO: at most 20 keywords from the input pages
-KEYWORDS_PER_ROUND = 10     # DISCO: 10 new keywords a keyword search
+KEYWORDS_PER_ROUND = 10     # new keywords a keyword search: DISCO's first code took 10 (max_keyword=10), its
+                            # run() 20 (max_kw = 20): --strategy-param keywords=20
 RESULTS_PER_CALL = 50       # DISCO: 50 results a query
 
 

@@ -18,12 +18,12 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from models.discovery import DiscoveryPlan, home_page, outlink_rows
+from models.search import LINKGRAPH
 from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from pipelines import schema
 from pipelines.committed import ReadCommitted
 from pipelines.state import CrawlDir, PendingRound
-from models.search import LINKGRAPH
 from transforms.discover import LINK_COLUMNS, ChooseDiscovered, Discover
 from transforms.extract import Extract
 from transforms.fetch import Fetch, reached_urls

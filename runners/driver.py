@@ -16,15 +16,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from models.discovery import DiscoveryPlan, site_words
 from models.frontier import seed_candidate
+from models.ranking import RankingError
 from models.settings import CrawlSettings
-from models.strategies import make_strategy
+from models.strategies import DiscoveryContext, make_strategy
+from models.strategies.discovery import GIVE_UP_AFTER
 from pipelines import schema
 from pipelines.round import build_round
-from models.discovery import DiscoveryPlan, site_words
-from models.ranking import RankingError
-from models.strategies import DiscoveryContext
-from models.strategies.discovery import GIVE_UP_AFTER
 from pipelines.state import CrawlDir, PendingRound, final_outcomes
 from runners.ranks import metric_total, rank_round, read_ranking
 
@@ -144,7 +143,7 @@ class Driver:
         except RankingError as error:
             print(f'focal: the crawl is not ranked: {error}', file=sys.stderr)
 
-    def _choose(self, last: int | None, number: int, count: int) -> 'Choice':
+    def _choose(self, last: int | None, number: int, count: int) -> Choice:
         """The round's frontier (or discovery plan), the selector state after choosing it and the
         candidate rows the round adds besides its pages' links (the seeds the first round has no room for)."""
         if last is None:
@@ -216,7 +215,7 @@ class Driver:
             self.progress(f'warning: seed skipped: {reason}')
         return urls
 
-    def _run_round(self, number: int, choice: 'Choice', count: int, choose_seconds: float) -> None:
+    def _run_round(self, number: int, choice: Choice, count: int, choose_seconds: float) -> None:
         pending = self.crawl.begin(number)
         try:
             if choice.frontier is not None:
