@@ -103,7 +103,7 @@ def main():
                     started = time.monotonic()
                     out = Path(scratch) / f'{corpus}-{label}-{run.replace(":", "-")}'
                     params = strategy_params(argparse.Namespace(
-                        strategy_param=settings, search='sandbox' if STRATEGIES[strategy].discovers else None))
+                        strategy_param=settings, params=None, search='sandbox' if STRATEGIES[strategy].discovers else None))
                     result = crawl(web_dir, task_name, strategy, args.budget, args.round_size, out, params, seeds)
                     sites[run].append(result['relevant_sites'])
                     fifths = ' '.join('n/a' if p is None else f'{p:.2f}/{s:.2f}' for _, p, s in result['fifths'])

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 OPERATORS = ('KS', 'RS', 'FC', 'BC')
+OPERATOR_NAMES = {'KS': 'keyword search', 'RS': 'related search', 'FC': 'forward crawl', 'BC': 'backlink crawl'}
 METHOD = {'KS': 'keyword', 'RS': 'related', 'BC': 'backlinks'}  # what each searching operator asks; FC asks none
 REWARDS = ('eq9', 'alg3', 'sites')
 COUNTS = ('pages', 'sites')

@@ -22,7 +22,7 @@ def link_candidate(link: LinkFeatures, parent: ParentPage, score: LinkScore, lin
             'anchor_relevance': link.anchor_relevance, 'context_relevance': link.context_relevance,
             'url_relevance': link.url_relevance, 'first_round': round_number,
             'parent_position': parent.position, 'link_index': link_index, 'times_linked': 1,
-            'title': None, 'snippet': None}
+            'title': None, 'snippet': None, 'inherited': score.inherited}
 
 
 def seed_candidate(url: str, seed_index: int, depth: int, round_number: int) -> dict:
@@ -32,7 +32,7 @@ def seed_candidate(url: str, seed_index: int, depth: int, round_number: int) -> 
             'operator': 'seed', 'parent_url': None, 'parent_relevance': None, 'block': None, 'anchor': None,
             'anchor_relevance': None, 'context_relevance': None, 'url_relevance': None,
             'first_round': 0, 'parent_position': None, 'link_index': seed_index, 'times_linked': 0,
-            'title': None, 'snippet': None}
+            'title': None, 'snippet': None, 'inherited': None}
 
 
 def _preference(row: dict) -> tuple:

@@ -1,11 +1,18 @@
-"""Relevance of a text to a topic in the vector space model (the cosine of WL eq. 4).
+"""Relevance of a text to a topic in the vector space model: one function per paper.
 
-The document vector holds TF-IDF weights (WL eq. 3) over all of its terms, so a page that
-mentions a topic word once among thousands of other words scores low. WL eq. 4 sums over the
-topic's terms only; on THUCNews and Wikispeedia that variant ranks worse (benchmarks/topic_relevance.py).
+* `terms_relevance`: the cosine over all of the text's terms with WL eq. 3's TF-IDF weights.
+  A page that mentions a topic word once among thousands of other words scores low (about
+  0.002 on real pages, the scale SSAPS eq. 5 implies). Focal's own strategies use it: on
+  THUCNews and Wikispeedia it ranks pages better than the restricted form
+  (benchmarks/topic_relevance.py), and Shark-Search and SSAPS score whole pages this way.
+* `topic_words_relevance`: WL eq. 4 read literally, both sums over the topic's terms only, so
+  an on-topic page scores near 1 and WL's thresholds (R(l) >= 0.2, beta = 0.62-0.70) apply.
+* `dth_relevance`: DTH eq. 1 with eq. 2's weights (raw count x log(N / df), no +1).
 """
+import collections
+import dataclasses
 import math
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from models.termstats import TermStats, tfidf_weights
 from models.topic import Topic
@@ -20,11 +27,48 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     return dot / norms if norms else 0.0
 
 
-def terms_relevance(terms: list[str], topic: Topic, stats: TermStats) -> float:
-    """cos(topic keyword weights, TF-IDF weights of the terms)."""
+def terms_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
+    """cos(topic keyword weights, TF-IDF weights of all the terms)."""
     if not any(term in topic.term_weights for term in terms):
         return 0.0  # no shared term, no dot product: most links' words, so skip the weights
-    return cosine(topic.term_weights, tfidf_weights(terms, stats))
+    return cosine(topic.term_weights, tfidf_weights(list(terms), stats))
+
+
+def topic_words_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
+    """WL eq. 4: the cosine with the page vector restricted to the topic's n terms, clamped to
+    [0, 1] (a term on every page crawled has a negative eq. 3 weight; WL's energies are in [0, 1])."""
+    keywords = topic.term_weights
+    counts = collections.Counter(term for term in terms if term in keywords)
+    if not counts:
+        return 0.0
+    total = len(terms)
+    page = {term: n / total * stats.idf(term) for term, n in counts.items()}
+    dot = sum(weight * keywords[term] for term, weight in page.items())
+    norms = math.sqrt(sum(w * w for w in keywords.values()) * sum(w * w for w in page.values()))
+    return min(1.0, max(0.0, dot / norms)) if norms else 0.0
+
+
+def dth_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
+    """DTH eq. 1: cos(TextRank topic vector, tf x log(N / df)) over all the page's terms (eq. 2)."""
+    if not any(term in topic.term_weights for term in terms):
+        return 0.0
+    documents = max(stats.documents, 1)
+    page = {term: n * math.log(documents / max(stats.document_frequency.get(term, 0), 1))
+            for term, n in collections.Counter(terms).items()}
+    return cosine(topic.term_weights, page)
+
+
+RELEVANCE_FUNCTIONS = {'vsm': terms_relevance, 'wl-eq4': topic_words_relevance, 'dth-eq1': dth_relevance}
+
+
+@dataclasses.dataclass(frozen=True)
+class TopicRelevance:
+    """The relevance functions bound to a topic and the crawl's statistics (what a strategy scores with)."""
+    topic: Topic
+    stats: TermStats
+
+    def __call__(self, terms: Sequence[str], kind: str = 'vsm') -> float:
+        return RELEVANCE_FUNCTIONS[kind](terms, self.topic, self.stats)
 
 
 def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:

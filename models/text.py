@@ -93,3 +93,11 @@ def recurring_terms(text: str) -> list[str]:
     """tokenize() for short texts that recur, such as anchors (a site's menus repeat on each of its
     pages: 72% of the anchors of 300 THUCNews sandbox pages were seen before), from a cache."""
     return list(_recurring_terms(text))
+
+
+_URL_WORDS = re.compile(f'[^\\w{HAN_RANGES}]+')
+
+
+def url_words(url: str) -> str:
+    """The words of a URL's host and path ('/house/2011/price-drop.html' -> 'house price drop html')."""
+    return _URL_WORDS.sub(' ', url.split('://', 1)[-1])

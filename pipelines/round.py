@@ -11,16 +11,20 @@ committed files; it writes its tables into the pending directory as Beam shards
 (`<table>-NNNNN-of-NNNNN.parquet`), which the commit checks against pipelines/schema.py.
 This is the one place the stages are wired together.
 """
+import collections
 import math
 import posixpath
 
 import apache_beam as beam
+import pyarrow as pa
+import pyarrow.compute as pc
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from models.discovery import DiscoveryPlan, home_page, outlink_rows
 from models.search import LINKGRAPH
 from models.settings import CrawlSettings
-from models.strategies import make_strategy
+from models.strategies import RoundContext, Strategy, make_strategy
+from models.termstats import TermStats
 from pipelines import schema
 from pipelines.committed import ReadCommitted
 from pipelines.state import CrawlDir, PendingRound
@@ -50,6 +54,27 @@ def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
     return sum(crawl.manifest(number)['tables'].get('pages', {}).get('rows', 0) for number in rounds)
 
 
+def round_context(crawl: CrawlDir, settings: CrawlSettings, number: int) -> RoundContext:
+    """What the strategy may read of the rounds committed before round `number` (models/strategies/base.py)."""
+    earlier = [r for r in crawl.committed_rounds() if r < number]
+
+    def read(table: str, columns: list[str] | None = None) -> pa.Table:
+        parts = [crawl.read_table(table, r, columns=columns) for r in earlier]
+        if parts:
+            return pa.concat_tables(parts)
+        empty = schema.ROUND_TABLES[table]
+        return (pa.schema([empty.field(c) for c in columns]) if columns else empty).empty_table()
+
+    def term_stats(terms: set[str]) -> TermStats:
+        table = crawl.read_table('term_stats', earlier[-1], columns=['term', 'documents']) if earlier else None
+        if table is not None:
+            table = table.filter(pc.is_in(table['term'], pa.array(sorted(terms), pa.string())))
+        counts = dict(zip(table['term'].to_pylist(), table['documents'].to_pylist())) if table is not None else {}
+        return TermStats(prior_documents(crawl, earlier), collections.Counter(counts))
+
+    return RoundContext(number, settings.topic, settings.seed_urls()[0], read, term_stats)
+
+
 def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound, settings: CrawlSettings,
                 discovered: list[dict] = (), plan: DiscoveryPlan | None = None, count: int = 0) -> beam.Pipeline:
     """The round `pending.round` of `crawl`, built on the rounds committed before it; `discovered`
@@ -60,6 +85,8 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     earlier = [r for r in crawl.committed_rounds() if r < number]
     previous = earlier[-1:]
     strategy = make_strategy(settings.strategy, settings.strategy_params)
+    strategy.prepare(round_context(crawl, settings, number))
+    blocks = strategy.needs_blocks
     pipeline = beam.Pipeline(options=options)
 
     earlier_reached = (pipeline
@@ -68,11 +95,11 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
                        | 'EarlierReachedUrls' >> beam.FlatMap(reached_urls))
     if plan is None:
         frontier = pipeline | 'ReadFrontier' >> beam.io.ReadFromParquet(
-            posixpath.join(out, 'frontier.parquet'), columns=['url', 'depth', 'position'])
+            posixpath.join(out, 'frontier.parquet'), columns=['url', 'depth', 'position', 'inherited'])
         fetched = frontier | 'Fetch' >> Fetch(settings.fetch.policy(), number)
-        fetch_log, extracted = fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract()
+        fetch_log, extracted = fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)
     else:
-        frontier, fetch_log, extracted = discovery_round(pipeline, crawl, earlier, plan, settings, strategy.name,
+        frontier, fetch_log, extracted = discovery_round(pipeline, crawl, earlier, plan, settings, strategy,
                                                          number, count, earlier_reached, out)
         frontier | 'WriteFrontier' >> WriteTable(out, 'frontier')
     fetch_log | 'WriteFetchLog' >> WriteTable(out, 'fetch_log')
@@ -95,11 +122,11 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
 
 
 def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: DiscoveryPlan, settings: CrawlSettings,
-                    strategy: str, number: int, count: int, earlier_reached, out: str):
+                    strategy: Strategy, number: int, count: int, earlier_reached, out: str):
     """The Discover stage and what it fetches: (frontier rows, fetch-log rows, extracted pages).
     BC through a search provider fetches in two waves: the backlink pages (hubs, at most
     plan.hub_share of the round), then the hubs' outlinks; every other operator fetches what it found."""
-    policy = settings.fetch.policy()
+    policy, blocks, strategy = settings.fetch.policy(), strategy.needs_blocks, strategy.name
     links = pipeline | 'ReadEarlierLinks' >> ReadCommitted(crawl, 'links', earlier, columns=LINK_COLUMNS, batched=True)
     discovered = links | 'Discover' >> Discover(plan, number, settings.fetch.proxy)
     discovered[Discover.LOG] | 'WriteDiscoverLog' >> WriteTable(out, 'discover_log')
@@ -112,11 +139,11 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
         frontier = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
                     | 'ChooseDiscovered' >> ChooseDiscovered(count, number, strategy))
         fetched = frontier | 'Fetch' >> Fetch(policy, number)
-        return frontier, fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract()
+        return frontier, fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)
     hubs = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
             | 'ChooseHubs' >> ChooseDiscovered(max(1, math.floor(count * plan.hub_share)), number, strategy))
     hub_fetch = hubs | 'FetchHubs' >> Fetch(policy, number)
-    hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract()
+    hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract(blocks)
     hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(
         lambda page: outlink_rows(page['final_url'], page['position'],
                                   [(link.url, link.block, index) for index, (link, *_) in enumerate(page['links'])],
@@ -130,4 +157,4 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     fetched = outlinks | 'Fetch' >> Fetch(policy, number)
     return ((hubs, outlinks) | 'AllFetched' >> beam.Flatten(),
             (hub_fetch[Fetch.LOG], fetched[Fetch.LOG]) | 'AllFetchLogs' >> beam.Flatten(),
-            (hub_pages, fetched[Fetch.PAGES] | 'Extract' >> Extract()) | 'AllPages' >> beam.Flatten())
+            (hub_pages, fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)) | 'AllPages' >> beam.Flatten())

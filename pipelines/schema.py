@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from models import block_model, fetch, ranking
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 FETCH_OUTCOMES = fetch.OUTCOMES
 
@@ -25,9 +25,11 @@ FRONTIER = pa.schema([
     ('strategy', pa.string()),      # best-first, bfs, bandit, wl, ssaps, shark, dth
     ('operator', pa.string()),      # discovery operator: seed, FC, BC, KS, RS, link
     ('priority', pa.float64()),     # the strategy's score when it chose the URL
-    ('depth', pa.int32()),          # Shark/SSAPS depth or DTH tunnel budget left; -1 if unused
+    ('depth', pa.int32()),          # Shark/SSAPS depth or DTH tunnel budget left (2^31-1: unlimited); -1 unused
     ('parent_url', pa.string()),    # page the URL was found on; null for seeds and search results
     ('position', pa.int32()),       # place in the round's choice, 0 = chosen first
+    ('inherited', pa.float64()),    # what the link carries to the page (Shark's inherited score, WL's
+                                    # R(anchor), DTH's irrelevant pages crossed); null if nothing
 ])
 
 # One row per fetch attempt, redirects included, with its typed outcome.
@@ -58,7 +60,9 @@ PAGES = pa.schema([
     ('meta_description', pa.string()),
     ('canonical', pa.string()),
     ('encoding', pa.string()),
-    ('relevance', pa.float64()),    # page relevance to the topic (VSM)
+    ('relevance', pa.float64()),    # page relevance to the topic, the strategy's paper's (models/relevance.py)
+    ('relevant', pa.bool_()),       # judged relevant: a seed, or relevance >= the calibrated threshold
+    ('inherited', pa.float64()),    # what the link that reached the page carried (FRONTIER.inherited)
     ('terms', pa.list_(pa.string())),         # distinct index terms of title and main text, sorted
     ('term_counts', pa.list_(pa.int32())),    # how often terms[i] occurs (the rankers' TF)
     ('depth', pa.int32()),          # the depth budget the page was fetched with (its frontier row)
@@ -118,6 +122,7 @@ CANDIDATES = pa.schema([
     ('parent_position', pa.int32()),  # the best link's page: its place in its round's frontier
     ('link_index', pa.int32()),     # the best link's place on that page; a seed's in the seed list
     ('times_linked', pa.int32()),   # links (or results) to the URL found so far
+    ('inherited', pa.float64()),    # what the best link carries (FRONTIER.inherited)
     ('title', pa.string()),         # from a search result, when there was one
     ('snippet', pa.string()),
 ])

@@ -8,6 +8,8 @@ import sys
 import threading
 from pathlib import Path
 
+import yaml
+
 from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_RANDOM_SEED, DEFAULT_ROUND_SIZE,
                              DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
 from models.strategies import STRATEGIES
@@ -19,7 +21,7 @@ from runners.portable import check_job_endpoint
 from runners.rank_command import add_rank_options, given_rank_options
 
 # What a crawl is: --resume keeps these as crawl.json records them.
-DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'strategy_param', 'round_size', 'random_seed',
+DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'strategy_param', 'params', 'round_size', 'random_seed',
                     'alpha', 'combine', 'pagerank', 'negatives')
 
 
@@ -51,18 +53,31 @@ def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlS
 
 
 def strategy_params(args: argparse.Namespace) -> dict:
-    """--strategy-param NAME=VALUE (VALUE read as JSON when it parses: numbers, true, lists) and --search."""
-    params = {}
+    """--params FILE (a YAML mapping), then --param NAME=VALUE (VALUE read as JSON when it parses:
+    numbers, true, lists), then --search."""
+    params = _params_file(args.params) if args.params else {}
     for given in args.strategy_param or []:
         name, equals, value = given.partition('=')
         if not equals or not name:
-            raise CommandError(f'--strategy-param {given!r}: write NAME=VALUE, e.g. --strategy-param input_pages=10')
+            raise CommandError(f'--param {given!r}: write NAME=VALUE, e.g. --param depth=3')
         try:
             params[name] = json.loads(value)
         except json.JSONDecodeError:
             params[name] = value
     if args.search:
         params['search'] = args.search
+    return params
+
+
+def _params_file(path: str) -> dict:
+    try:
+        params = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
+    except OSError as error:
+        raise CommandError(f'cannot read parameters file {path}: {error.strerror}') from None
+    except yaml.YAMLError as error:
+        raise CommandError(f'parameters file {path} is not valid YAML: {error}') from None
+    if not isinstance(params, dict):
+        raise CommandError(f'parameters file {path} must map parameter names to values, e.g. "depth: 3"')
     return params
 
 
@@ -126,6 +141,9 @@ def crawl(args: argparse.Namespace, beam_args: list[str]) -> int:
         crawl_dir = CrawlDir.create(args.out, settings.to_dict())
         print(f'crawl {args.out}: topic "{settings.topic.name}", {len(settings.seeds)} seeds, strategy '
               f'{settings.strategy}, budget {settings.budget} pages in rounds of {settings.round_size}')
+        if settings.strategy_params:
+            print(f'{settings.strategy} parameters: '
+                  + ', '.join(f'{name}={value}' for name, value in settings.strategy_params.items()))
     driver = Driver(crawl_dir)
     with interrupt_recorded() as interrupted:
         try:
@@ -170,11 +188,15 @@ def inspect(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers) -> None:
     crawl_parser = subparsers.add_parser(
-        'crawl', help='crawl in rounds, each a Beam pipeline',
+        'crawl', help='crawl in rounds, each a Beam pipeline', formatter_class=argparse.RawDescriptionHelpFormatter,
         description='Crawl in rounds (each a Beam pipeline) until the page budget is spent. '
                     'Unknown options are passed to Beam (e.g. --runner, --direct_num_workers) and '
                     'recorded in crawl.json. --resume continues with the recorded settings; it takes a '
-                    'new --budget, --rounds, the fetch options, --search and Beam options, and records them.')
+                    'new --budget, --rounds, the fetch options, --search and Beam options, and records them.',
+        epilog='strategies (--strategy; parameters with --param NAME=VALUE or --params FILE.yaml):\n'
+               + '\n'.join(f'  {name:13} {cls.summary}' + (f'\n  {"":13} parameters: {", ".join(cls.defaults)}'
+                                                          if cls.defaults else '')
+                           for name, cls in STRATEGIES.items()))
     source = crawl_parser.add_argument_group('what to crawl for (new crawls)')
     source.add_argument('--task', help='a sandbox task: WEB_DIR/tasks/NAME.yaml (topic and seeds)')
     source.add_argument('--topic', help='a topic YAML file (`focal topic build` writes one)')
@@ -188,9 +210,13 @@ def add_parser(subparsers) -> None:
                                    '--resume, a new total)')
     crawl_parser.add_argument('--round-size', type=positive_int,
                               help=f'URLs fetched per round (default: {DEFAULT_ROUND_SIZE})')
-    crawl_parser.add_argument('--strategy-param', action='append', metavar='NAME=VALUE',
-                              help="set one of the strategy's parameters (repeatable), e.g. input_pages=10, "
-                                   'reward=alg3, count=sites for the discovery strategies')
+    crawl_parser.add_argument('--param', '--strategy-param', dest='strategy_param', action='append',
+                              metavar='NAME=VALUE',
+                              help="set one of the strategy's parameters (repeatable), e.g. depth=3 for shark "
+                                   'and ssaps, k_depth=8 for dth, reward=alg3 for the discovery strategies; the '
+                                   'list below names each strategy\'s parameters, crawl.json records their values')
+    crawl_parser.add_argument('--params', metavar='FILE.yaml',
+                              help="the strategy's parameters as a YAML mapping (--param overrides it)")
     crawl_parser.add_argument('--search', metavar='PROVIDER',
                               help='where the discovery strategies (bandit, ks, rs, fc, bc) search: sandbox (the '
                                    'sandbox server given as --proxy) or sandbox:URL, linkgraph (the crawl\'s own links; '

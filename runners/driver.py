@@ -23,11 +23,10 @@ from models.settings import CrawlSettings
 from models.strategies import DiscoveryContext, make_strategy
 from models.strategies.discovery import GIVE_UP_AFTER
 from pipelines import schema
-from pipelines.round import build_round
+from pipelines.round import build_round, round_context
 from pipelines.state import CrawlDir, PendingRound, final_outcomes
 from runners.ranks import metric_total, rank_round, read_ranking
 
-RELEVANT = 0.05  # relevance (a cosine) at which the progress line counts a page as judged relevant
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
 DEFAULT_BEAM_ARGS = ['--runner=DirectRunner']
 
@@ -151,7 +150,7 @@ class Driver:
             seeds, depth = self._seed_urls(), self.strategy.seed_depth()
             frontier = pa.Table.from_pylist(
                 [{'round': number, 'url': url, 'strategy': self.strategy.name, 'operator': 'seed', 'priority': 1.0,
-                  'depth': depth, 'parent_url': None, 'position': position}
+                  'depth': depth, 'parent_url': None, 'position': position, 'inherited': None}
                  for position, url in enumerate(seeds[:count])], schema=schema.FRONTIER)
             discovered = [seed_candidate(url, index, depth, number) for index, url in enumerate(seeds)
                           if index >= count]
@@ -162,14 +161,16 @@ class Driver:
             plan, state = self.strategy.plan(self._discovery_context(last, number), saved['state'], rng)
             self._report_pull(saved['state'], state, plan)
             return Choice(None, self._selector(number, state, rng), [], plan)
-        chosen, state = self.strategy.choose(self.crawl.read_table('candidates', last), count, saved['state'], rng)
+        chosen, state = self.strategy.choose(self.crawl.read_table('candidates', last), count, saved['state'], rng,
+                                             round_context(self.crawl, self.settings, number))
         size = chosen.num_rows
         frontier = pa.table({
             'round': pa.array([number] * size, pa.int32()), 'url': chosen.column('url'),
             'strategy': pa.array([self.strategy.name] * size, pa.string()),
             'operator': chosen.column('operator'), 'priority': chosen.column('priority'),
             'depth': chosen.column('depth'), 'parent_url': chosen.column('parent_url'),
-            'position': pa.array(range(size), pa.int32())}, schema=schema.FRONTIER)
+            'position': pa.array(range(size), pa.int32()), 'inherited': chosen.column('inherited')},
+            schema=schema.FRONTIER)
         return Choice(frontier, self._selector(number, state, rng), [])
 
     def _selector(self, number: int, state: dict, rng: np.random.Generator) -> dict:
@@ -245,12 +246,12 @@ class Driver:
     def _summarize(self, pending: PendingRound) -> dict:
         """What the manifest keeps of a round: the budget's count and the progress line's figures."""
         final = final_outcomes(pending.read_table('fetch_log', ['url', 'round', 'attempt', 'outcome']))
-        pages = pending.read_table('pages', ['host', 'relevance'])
+        pages = pending.read_table('pages', ['host', 'relevant'])
         hosts = set(pages.column('host').to_pylist())
         new_hosts = hosts - self.hosts
         self.hosts |= new_hosts
         return {'requested': sum(outcome not in NOT_REQUESTED for outcome in final.values()),
                 'attempted': len(final), 'outcomes': dict(collections.Counter(final.values())),
                 'pages': pages.num_rows,
-                'judged_relevant': sum(r >= RELEVANT for r in pages.column('relevance').to_pylist()),
+                'judged_relevant': pc.sum(pages['relevant']).as_py() or 0,
                 'new_hosts': len(new_hosts)}

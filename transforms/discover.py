@@ -188,4 +188,4 @@ def _frontier_rows(rows: list[dict], limit: int, first: int, round_number: int, 
     for offset, row in enumerate(chosen):
         yield {'round': round_number, 'url': row['url'], 'strategy': strategy, 'operator': row['operator'],
                'priority': 1.0 / (1 + row['rank']), 'depth': -1, 'parent_url': row['parent_url'],
-               'position': first + offset}
+               'position': first + offset, 'inherited': None}

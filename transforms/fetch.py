@@ -18,7 +18,7 @@ class FetchHostBatchFn(beam.DoFn):
 
     One requests.Session per DoFn instance (setup/teardown), and one host's URLs in one call, so
     the per-host delay and robots.txt cache hold without coordination between workers. A page
-    carries its frontier row's depth and position, which its links inherit in Score.
+    carries its frontier row's depth, position and inherited value, which Score passes on.
     """
 
     def __init__(self, policy: FetchPolicy, round_number: int):
@@ -51,7 +51,7 @@ class FetchHostBatchFn(beam.DoFn):
                     'url': result.url, 'final_url': result.final.final_url,
                     'host': host_of(result.final.final_url), 'body': result.body,
                     'content_type': result.final.content_type, 'depth': chosen['depth'],
-                    'position': chosen['position'],
+                    'position': chosen['position'], 'inherited': chosen.get('inherited'),
                     'fetched_at': result.final.started_at or datetime.datetime.now(datetime.timezone.utc)})
             self._report_progress()
 

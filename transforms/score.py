@@ -1,12 +1,12 @@
-"""Score: extracted pages -> page rows with relevance, scored links (the graph's edges) and the
-links the crawl's strategy keeps as candidates for its frontier."""
+"""Score: extracted pages -> page rows with the strategy's relevance and judgment, scored links
+(the graph's edges) and the links the crawl's strategy keeps as candidates for its frontier."""
 import collections
 
 import apache_beam as beam
 
-from models import relevance
 from models.frontier import link_candidate
-from models.strategies import LinkFeatures, ParentPage, Strategy
+from models.relevance import TopicRelevance
+from models.strategies import LinkFeatures, PageFeatures, ParentPage, Strategy
 from models.termstats import TermStats
 from models.topic import Topic
 from models.urls import host_of
@@ -14,13 +14,16 @@ from transforms.termstats import DocumentFrequencies
 
 
 def link_terms(extracted: dict) -> set[str]:
-    """The words of a page's links whose relevance Score computes (anchor, context and URL)."""
-    return {term for _, *parts in extracted['links'] for terms in parts for term in terms}
+    """The words besides the page's own whose statistics Score looks up: its links' (anchor,
+    context and URL) and its related blocks' (the content blocks' are the page's)."""
+    return ({term for _, *parts, _ in extracted['links'] for terms in parts for term in terms}
+            | {term for _, terms in extracted['blocks'] for term in terms})
 
 
 class ScorePagesFn(beam.DoFn):
-    """Page relevance (VSM, TF-IDF with the crawl's statistics up to and including this round),
-    the relevance of each link's anchor, context and URL, and the strategy's score of the link."""
+    """The strategy's page relevance and judgment (TF-IDF with the crawl's statistics up to and
+    including this round), the relevance of each link's anchor, context and URL, and the
+    strategy's score of the link."""
 
     def __init__(self, topic: Topic, strategy: Strategy, round_number: int):
         self.topic = topic
@@ -28,28 +31,27 @@ class ScorePagesFn(beam.DoFn):
         self.round = round_number
 
     def process(self, extracted, documents, document_frequency):
-        stats = TermStats(documents, document_frequency)
-
-        def relevance_of(terms):
-            return relevance.terms_relevance(terms, self.topic, stats)
-
+        relevance = TopicRelevance(self.topic, TermStats(documents, document_frequency))
         tokens = extracted['tokens']
-        page_relevance = relevance_of(tokens)
+        source = extracted['final_url']
+        page = self.strategy.score_page(PageFeatures(extracted['url'], source, tokens, extracted['blocks'],
+                                                     extracted['depth'], extracted['inherited']), relevance)
         counts = collections.Counter(tokens)
         terms = sorted(counts)
-        source = extracted['final_url']
         yield {'round': self.round, 'url': extracted['url'], 'final_url': source,
                'host': host_of(source), 'title': extracted['title'], 'text': extracted['text'],
                'meta_keywords': extracted['meta_keywords'], 'meta_description': extracted['meta_description'],
-               'canonical': extracted['canonical'], 'encoding': extracted['encoding'], 'relevance': page_relevance,
+               'canonical': extracted['canonical'], 'encoding': extracted['encoding'], 'relevance': page.relevance,
+               'relevant': page.relevant, 'inherited': extracted['inherited'],
                'terms': terms, 'term_counts': [counts[term] for term in terms],
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
-        parent = ParentPage(source, page_relevance, extracted['depth'], extracted['position'])
-        for index, (link, anchor_terms, context_terms, url_terms) in enumerate(extracted['links']):
+        parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
+                            extracted['inherited'], page.blocks)
+        for index, (link, anchor_terms, context_terms, url_terms, block_index) in enumerate(extracted['links']):
             features = LinkFeatures(link.url, link.anchor, link.block, anchor_terms, context_terms, url_terms,
-                                    relevance_of(anchor_terms), relevance_of(context_terms),
-                                    relevance_of(url_terms))
-            score = self.strategy.score_link(features, parent, relevance_of)
+                                    relevance(anchor_terms), relevance(context_terms), relevance(url_terms),
+                                    block_index)
+            score = self.strategy.score_link(features, parent, relevance)
             yield beam.pvalue.TaggedOutput(Score.LINKS, {
                 'round': self.round, 'url': source, 'dst': link.url, 'anchor': link.anchor,
                 'context': link.context, 'block': link.block, 'link_index': index,

@@ -1,10 +1,13 @@
 """Crawling strategies by name: the one registry the CLI, the driver and the benchmarks read."""
-from models.strategies.base import (NO_DEPTH, LinkFeatures, LinkScore, ParentPage, Strategy,
-                                    StrategyError, top_k)
+from models.strategies.base import (NO_DEPTH, UNLIMITED_DEPTH, LinkFeatures, LinkScore, PageFeatures, PageScore,
+                                    ParentPage, RoundContext, Strategy, StrategyError, top_k)
 from models.strategies.baselines import BestFirst, BreadthFirst, RandomChoice
 from models.strategies.discovery import SINGLE_OPERATORS, Bandit, DiscoveryContext, DiscoveryStrategy
+from models.strategies.papers import Dth, ParentFirst, Shark, Ssaps
+from models.strategies.wl import WangLandau
 
-STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (BestFirst, BreadthFirst, RandomChoice, Bandit,
+STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (BestFirst, BreadthFirst, RandomChoice, ParentFirst,
+                                                             Shark, Ssaps, Dth, WangLandau, Bandit,
                                                              *SINGLE_OPERATORS)}
 
 
@@ -19,5 +22,6 @@ def make_strategy(name: str, params: dict | None = None) -> Strategy:
     return strategy_class(name)(params)
 
 
-__all__ = ['NO_DEPTH', 'STRATEGIES', 'DiscoveryContext', 'DiscoveryStrategy', 'LinkFeatures', 'LinkScore',
-           'ParentPage', 'Strategy', 'StrategyError', 'make_strategy', 'strategy_class', 'top_k']
+__all__ = ['NO_DEPTH', 'STRATEGIES', 'UNLIMITED_DEPTH', 'DiscoveryContext', 'DiscoveryStrategy', 'LinkFeatures',
+           'LinkScore', 'PageFeatures', 'PageScore', 'ParentPage', 'RoundContext', 'Strategy', 'StrategyError',
+           'make_strategy', 'strategy_class', 'top_k']

@@ -2,11 +2,13 @@
 
 A strategy is two pure pieces and a state:
 
-* `score_link(link, parent, relevance)` runs inside the round pipeline's Score stage, once per
-  outlink of every fetched page, and gives the link's priority and depth budget (or None: the
-  strategy does not want the link in its frontier). It sees only the link's features and its
-  parent page's, so it runs on any worker.
-* `choose(candidates, k, state, rng)` runs in the driver between rounds on the committed
+* `score_page(page, relevance)` and `score_link(link, parent, relevance)` run inside the round
+  pipeline's Score stage: the page's relevance in the strategy's paper's sense and whether it is
+  judged relevant, then once per outlink the link's priority, depth budget and carried value (or
+  None: the strategy does not want the link in its frontier). They see only the page and its
+  links, so they run on any worker; what they need of earlier rounds (the judgment's threshold,
+  a dictionary) `prepare(context)` reads before the round is built.
+* `choose(candidates, k, state, rng, context)` runs in the driver between rounds on the committed
   candidates table (pipelines/schema.py CANDIDATES) and returns the rows it fetches next and its
   new state. It works on columns (pyarrow), never a Python sort of the whole pool.
 * The state is a JSON-able dict committed with the round (selector/NNNNNN.json) together with
@@ -14,21 +16,62 @@ A strategy is two pure pieces and a state:
 """
 import dataclasses
 import math
+import statistics
 from typing import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-NO_DEPTH = -1  # the depth column of strategies that keep no depth budget
+from models.relevance import TopicRelevance
+from models.termstats import TermStats
+from models.topic import Topic
 
-# terms -> relevance to the crawl's topic. It knows the document frequencies of the page's and its
-# links' words only (what the round looks up), so give it words of the page and its links.
-Relevance = Callable[[Sequence[str]], float]
+NO_DEPTH = -1  # the depth column of strategies that keep no depth budget
+UNLIMITED_DEPTH = 2 ** 31 - 1  # DTH's k = infinity (the depth column is int32; merging keeps the largest)
+# A page is judged relevant when its relevance reaches this share of the seed pages' median
+# relevance (both on the strategy's own scale, with the crawl's latest statistics); chosen by a
+# sweep on the sandbox's 房产 task (benchmarks/strategies.py --judgment), see the README.
+RELEVANT_SHARE = 0.5
+
+# (terms, kind) -> relevance to the crawl's topic (models.relevance.TopicRelevance; kind 'vsm',
+# 'wl-eq4' or 'dth-eq1'). It knows the document frequencies of the page's and its links' words
+# only (what the round looks up), so give it words of the page and its links.
+Relevance = TopicRelevance
 
 
 class StrategyError(ValueError):
     """A strategy or parameter that does not exist; the message lists what does."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundContext:
+    """What a strategy may read of the committed rounds before round `round` (built by
+    pipelines/state.py CrawlDir.round_context): every committed round's rows of a table, the last
+    round's (candidates, term_stats), and the crawl's document statistics for some terms."""
+    round: int
+    topic: Topic
+    seeds: Sequence[str]                                  # normalised seed URLs
+    read: Callable[[str, list[str] | None], pa.Table]     # (table, columns) over every committed round
+    term_stats: Callable[[set[str]], TermStats]           # D and D_i of these terms after the last round
+
+
+@dataclasses.dataclass(frozen=True)
+class PageFeatures:
+    """A fetched page as the Score stage sees it."""
+    url: str                       # as requested (a seed is known by it)
+    final_url: str
+    terms: Sequence[str]           # index terms of the title and main text, in order
+    blocks: Sequence[tuple[str, Sequence[str]]]  # (class, terms) of each content and related block (needs_blocks)
+    depth: int                     # the depth budget it was fetched with
+    inherited: float | None        # the value the link that reached it carried (LinkScore.inherited)
+
+
+@dataclasses.dataclass(frozen=True)
+class PageScore:
+    relevance: float               # the page's relevance in the strategy's paper's sense
+    relevant: bool                 # judged relevant (the calibrated judgment)
+    blocks: tuple = ()             # relevance of each of PageFeatures.blocks, when the strategy scores them
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +81,9 @@ class ParentPage:
     relevance: float      # the page's relevance to the topic
     depth: int            # the depth budget the page was fetched with (its frontier row)
     position: int         # the page's place in its round's frontier (0 = chosen first)
+    relevant: bool = False          # the page was judged relevant
+    inherited: float | None = None  # what the link that reached the page carried
+    blocks: tuple = ()              # PageScore.blocks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,12 +98,14 @@ class LinkFeatures:
     anchor_relevance: float
     context_relevance: float
     url_relevance: float
+    block_index: int | None = None    # its block's place in PageFeatures.blocks (content or related blocks)
 
 
 @dataclasses.dataclass(frozen=True)
 class LinkScore:
     priority: float
     depth: int = NO_DEPTH
+    inherited: float | None = None    # carried to the page the link leads to (PageFeatures.inherited)
 
     def __post_init__(self):
         # A NaN would sort as the best or worst candidate depending on the sort; refuse it where it is made.
@@ -72,10 +120,14 @@ class Strategy:
     defaults: dict = {}
     needs_ranking = False  # True: the driver ranks the pages found (ranks/NNNNNN) after every round
     discovers = False      # True: rounds come from plan() and the Discover stage, not choose()
-
+    needs_blocks = False   # True: Extract tokenises each content and related block (PageFeatures.blocks)
+    relevance_kind = 'vsm'  # the page relevance of the strategy's paper (models.relevance)
+    summary = ''           # one line for `focal crawl --help`
 
     def __init__(self, params: dict | None = None):
         self.params = self.complete_params(params or {})
+        self.seeds: frozenset = frozenset()
+        self.threshold: float | None = None  # of the relevant-page judgment; set by prepare()
 
     @classmethod
     def complete_params(cls, params: dict) -> dict:
@@ -95,11 +147,36 @@ class Strategy:
     def initial_state(self) -> dict:
         return {}
 
+    def prepare(self, context: RoundContext) -> None:
+        """Read what scoring round `context.round` needs of the earlier rounds: the seeds, and the
+        threshold of the relevant-page judgment (RELEVANT_SHARE of the seed pages' median
+        relevance, recomputed with the latest statistics; none before a seed page is fetched)."""
+        self.seeds = frozenset(context.seeds)
+        self.threshold = None
+        seeds = context.read('pages', ['url', 'terms', 'term_counts'])
+        seeds = seeds.filter(pc.is_in(seeds['url'], pa.array(sorted(self.seeds), pa.string())))
+        if not seeds.num_rows:
+            return
+        pages = [[term for term, n in zip(terms, counts) for _ in range(n)]
+                 for terms, counts in zip(seeds['terms'].to_pylist(), seeds['term_counts'].to_pylist())]
+        relevance = TopicRelevance(context.topic, context.term_stats({t for page in pages for t in page}))
+        median = statistics.median(relevance(page, self.relevance_kind) for page in pages)
+        self.threshold = self.params.get('relevant_share', RELEVANT_SHARE) * median
+
+    def judged_relevant(self, url: str, relevance: float) -> bool:
+        """A seed page is relevant (the user gave it as an example); another page when its
+        relevance reaches the threshold `prepare` calibrated."""
+        return url in self.seeds or (self.threshold is not None and relevance >= self.threshold and relevance > 0)
+
+    def score_page(self, page: PageFeatures, relevance: Relevance) -> PageScore:
+        value = relevance(page.terms, self.relevance_kind)
+        return PageScore(value, self.judged_relevant(page.url, value))
+
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore | None:
         raise NotImplementedError
 
-    def choose(self, candidates: pa.Table, k: int, state: dict,
-               rng: np.random.Generator) -> tuple[pa.Table, dict]:
+    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator,
+               context: RoundContext | None = None) -> tuple[pa.Table, dict]:
         raise NotImplementedError
 
 

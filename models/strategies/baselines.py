@@ -18,6 +18,7 @@ class BestFirst(Strategy):
     navigation block half). The share is WL's ∂ = 0.3; the block scaling is Focal's own.
     """
     name = 'best-first'
+    summary = 'highest predicted link relevance first (anchor, context and URL words; the parent by block)'
     defaults = {'anchor_share': 0.3,
                 'parent_share_by_block': {'content': 1.0, 'related': 1.0, 'navigation': 0.5, 'noise': 0.0}}
 
@@ -27,29 +28,31 @@ class BestFirst(Strategy):
         inherited = self.params['parent_share_by_block'].get(link.block, 1.0) * parent.relevance
         return LinkScore(share * words + (1 - share) * inherited)
 
-    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator):
+    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator, context=None):
         return top_k(candidates, k, [('priority', 'descending'), ('url', 'ascending')]), state
 
 
 class BreadthFirst(Strategy):
     """Oldest discovery first: the unfocused baseline (WL's BFS)."""
     name = 'bfs'
+    summary = 'breadth-first: the oldest discovery first (the unfocused baseline)'
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
         return LinkScore(0.0)
 
-    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator):
+    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator, context=None):
         return top_k(candidates, k, DISCOVERY_ORDER), state
 
 
 class RandomChoice(Strategy):
     """Any known URL with equal chance: the floor a focused strategy must beat."""
     name = 'random'
+    summary = 'any known URL with equal chance (the floor)'
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
         return LinkScore(0.0)
 
-    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator):
+    def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator, context=None):
         pool = candidates.sort_by('url')  # one order whatever the shards' order, so the draw repeats
         picked = rng.choice(pool.num_rows, size=min(k, pool.num_rows), replace=False)
         return pool.take(picked), {'draws': state.get('draws', 0) + len(picked)}

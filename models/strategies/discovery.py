@@ -62,7 +62,7 @@ class DiscoveryStrategy(Strategy):
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
         return LinkScore(parent.relevance)  # candidates stay on record; the operators do not read them
 
-    def choose(self, candidates, k, state, rng):
+    def choose(self, candidates, k, state, rng, context=None):
         raise StrategyError(f'{self.name} plans discovery rounds; it does not choose from the candidates')
 
     def initial_state(self) -> dict:
@@ -133,12 +133,14 @@ def _finite(scores: dict[str, float]) -> dict[str, float | None]:
 class Bandit(DiscoveryStrategy):
     """UCB1 over KS, RS, FC and BC (DWDBRM Alg. 1 and 3, eq. 9-11; DISCO)."""
     name = 'bandit'
+    summary = 'DWDBRM/DISCO: UCB1 chooses a discovery operator (KS, RS, FC, BC) every round'
 
 
 def single_operator(operator: str) -> type[DiscoveryStrategy]:
     """The strategy that always applies one operator (DWDBRM's KS, RS, FC and BC runs)."""
     return type(f'Only{operator}', (DiscoveryStrategy,), {
         'name': operator.lower(), 'operators': (operator,),
+        'summary': f'{discovery.OPERATOR_NAMES[operator]} alone, every round (a DWDBRM baseline)',
         '__doc__': f'Every round applies {operator} to the best pages not used as its input before.'})
 
 

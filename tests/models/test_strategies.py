@@ -93,7 +93,8 @@ def test_parameters_are_completed_with_defaults_and_unknown_ones_refused():
         make_strategy('bfs', {'depth': 3})
     with pytest.raises(StrategyError, match='best-first, bfs, random'):
         strategy_class('shark-ish')
-    assert set(STRATEGIES) == {'best-first', 'bfs', 'random', 'bandit', 'ks', 'rs', 'fc', 'bc'}
+    assert set(STRATEGIES) == {'best-first', 'bfs', 'random', 'parent-first', 'shark', 'ssaps', 'dth', 'wl', 'bandit',
+                               'ks', 'rs', 'fc', 'bc'}
 
 
 @pytest.mark.parametrize('priority', [float('nan'), float('inf'), None, '0.5'])
