@@ -26,13 +26,13 @@ TASKS = (('thucnews', '房产.yaml'), ('wikispeedia', 'geography.yaml'))
 
 
 def crawl(web_dir: Path, task_name: str, strategy: str, budget: int, round_size: int, out: Path,
-          strategy_params: dict | None = None, seeds: list[str] | None = None) -> dict:
+          strategy_params: dict | None = None, seeds: list[str] | None = None, random_seed: int = 0) -> dict:
     """A crawl of a sandbox task through its server (from the task's seeds unless given), judged
     (models.evaluation.summarize)."""
     task = load_task(web_dir / 'tasks' / task_name)
     with SandboxServer(*open_web(web_dir)) as server:
         settings = sandbox_settings(task, server.proxy_url, strategy=strategy, budget=budget, round_size=round_size,
-                                    strategy_params=strategy_params or {})
+                                    strategy_params=strategy_params or {}, random_seed=random_seed)
         settings.seeds = seeds or settings.seeds
         Driver(CrawlDir.create(str(out), settings.to_dict()), progress=lambda line: None).run()
     truth = load_truth(web_dir, task.relevant_column)

@@ -27,7 +27,7 @@ class ParentFirst(Strategy):
     name = 'parent-first'
     summary = "DTH's baseline: each link inherits its parent page's relevance (DTH eq. 1)"
     relevance_kind = 'dth-eq1'
-    defaults = {'relevant_share': RELEVANT_SHARE}
+    defaults = {'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
         return LinkScore(parent.relevance)
@@ -59,7 +59,9 @@ class Shark(DepthBounded):
     Cosines over whole texts (SSAPS eq. 5); the constants are the ones Shark-Search re-implementations use."""
     name = 'shark'
     summary = 'OSSA, classic Shark-Search: inherited score with decay, anchor and anchor context, depth D'
-    defaults = {'depth': 3, 'decay': 0.5, 'beta': 0.8, 'gamma': 0.8, 'relevant_share': RELEVANT_SHARE}
+    relevance_kind = 'vsm'
+    defaults = {'depth': 3, 'decay': 0.5, 'beta': 0.8, 'gamma': 0.8,
+                'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore | None:
         depth = self.child_depth(parent.relevant, parent)
@@ -87,8 +89,9 @@ class Ssaps(DepthBounded):
     name = 'ssaps'
     summary = 'SSAPS: block-level Shark-Search, R = R_p + R_B + R_A over content and related-link blocks'
     needs_blocks = True
+    relevance_kind = 'vsm'
     defaults = {'depth': 3, 'delta': 0.3, 'gamma': 0.1, 'w1': 1.0, 'w2': 1.0, 'w3': 1.0,
-                'relevant_share': RELEVANT_SHARE}
+                'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def score_page(self, page: PageFeatures, relevance: Relevance) -> PageScore:
         value = relevance(page.terms)
@@ -122,7 +125,7 @@ class Dth(Strategy):
     relevance_kind = 'dth-eq1'
     FIRST_STEPS = ('literal', 'predict')
     defaults = {'k_depth': 12, 'w1': 1 / 3, 'w2': 1 / 3, 'w3': 1 / 3, 'link_threshold': 0.0,
-                'first_step': 'literal', 'relevant_share': RELEVANT_SHARE}
+                'first_step': 'literal', 'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def __init__(self, params: dict | None = None):
         super().__init__(params)

@@ -37,7 +37,7 @@ class WangLandau(Strategy):
     FLATNESS = ('algorithm', 'mean')
     defaults = {'anchor_share': 0.3, 'min_link_relevance': 0.2, 'min_pagerank': 2.0, 'f0': math.e,
                 'flatness_interval': 1000, 'flatness': 'algorithm', 'flatness_k': 0.8, 'rejections': 5,
-                'max_steps': 1_000_000, 'relevant_share': RELEVANT_SHARE}
+                'max_steps': 1_000_000, 'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def __init__(self, params: dict | None = None):
         super().__init__(params)
