@@ -14,8 +14,12 @@ Per task and strategy it prints:
 Then the papers' orderings: WL > best-first > BFS in Accuracy, SSAPS > OSSA (shark) in relevant
 pages and information, DTH > parent-first in relevant pages, the best seed strategy / best-first.
 
+With --sweep it instead crawls the first task (房产: the tasks the sweep never sees stay held out)
+with a grid of the parameters the papers leave unspecified (SSAPS delta and gamma, DTH's link
+threshold and first tunnel step, WL's R(l) filter) and prints harvest and relevant pages for each.
+
 Run: .venv/bin/python benchmarks/strategies.py [--budget 2000] [--round-size 100] [--webs DIR]
-     [--tasks thucnews/房产.yaml,...] [--strategies a,b] [--random-seeds 0,1] [--out DIR]
+     [--tasks thucnews/房产.yaml,...] [--strategies a,b] [--random-seeds 0,1] [--out DIR] [--sweep]
 """
 import argparse
 import collections
@@ -41,6 +45,9 @@ from sandbox.build import ensure_web
 TASKS = ('thucnews/房产.yaml', 'thucnews/体育.yaml', 'wikispeedia/geography.yaml', 'wikispeedia/science.yaml')
 STRATEGIES = ('best-first', 'bfs', 'parent-first', 'shark', 'ssaps', 'dth', 'wl')
 SEED_STRATEGIES = ('shark', 'ssaps', 'dth', 'wl')
+SWEEP = {'ssaps': [{'delta': d, 'gamma': g} for d in (0.1, 0.3, 0.6, 1.0) for g in (0.05, 0.3)],
+         'dth': [{'link_threshold': t, 'first_step': f} for t in (0.0, 0.05, 0.15) for f in ('literal', 'predict')],
+         'wl': [{'min_link_relevance': r} for r in (0.05, 0.1, 0.2)]}
 
 
 def rescored(crawl_dir: CrawlDir, kind: str) -> tuple[np.ndarray, float]:
@@ -132,7 +139,10 @@ def main():
     parser.add_argument('--param', action='append', default=[], metavar='STRATEGY:NAME=VALUE',
                         help='a strategy parameter, e.g. ssaps:delta=0.2 (repeatable)')
     parser.add_argument('--out', type=Path, help='keep the crawl directories here (default: a temporary directory)')
+    parser.add_argument('--sweep', action='store_true', help='sweep the unspecified parameters on the first task')
     args = parser.parse_args()
+    if args.sweep:
+        return sweep(args)
     params = collections.defaultdict(dict)
     for given in args.param:
         strategy, _, setting = given.partition(':')
@@ -167,6 +177,22 @@ def main():
             print(f'  {name:12s} harvest {statistics.mean(r["harvest"] for r in rows):.3f} relevant pages '
                   f'{statistics.mean(r["relevant_pages"] for r in rows):.1f} WL accuracy '
                   f'{statistics.mean(r["accuracy"] for r in rows):.3f}')
+
+
+def sweep(args) -> None:
+    corpus, task_name = args.tasks.split(',')[0].split('/')
+    with tempfile.TemporaryDirectory() as scratch:
+        web_dir = (args.webs or Path(scratch) / 'webs') / corpus
+        ensure_web(corpus, web_dir)
+        print(f'sweep on {corpus} {task_name[:-5]}: budget {args.budget}, rounds of {args.round_size}', flush=True)
+        for strategy in args.strategies.split(','):
+            for params in SWEEP.get(strategy, []):
+                name = f'sweep-{strategy}-' + '-'.join(map(str, params.values()))
+                directory = (args.out or Path(scratch)) / name
+                summary = crawl(web_dir, task_name, strategy, args.budget, args.round_size, directory, params)
+                fifths = ' '.join(f'{p:.2f}' for _, p, _ in summary['fifths'] if p is not None)
+                print(f'  {strategy} {params}: harvest {summary["harvest_rate"]:.3f} by fifth {fifths}; relevant '
+                      f'pages {summary["relevant_pages"]}, relevant sites {summary["relevant_sites"]}', flush=True)
 
 
 def orderings(results: dict) -> None:
