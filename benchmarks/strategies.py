@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from crawl_strategies import crawl
 from models.relevance import TopicRelevance

@@ -184,6 +184,3 @@ def url_dictionary(urls: list[str], relevant: list[bool], min_pages: int = 2) ->
         return frozenset()  # nothing to tell topic words from every URL's ("www", "html") yet
     return frozenset(term for term, n in counts[True].items()
                      if n >= min_pages and n / totals[True] > counts[False].get(term, 0) / totals[False])
-
-
-__all__ = ['Dth', 'ParentFirst', 'Shark', 'Ssaps', 'first_level', 'url_dictionary']
