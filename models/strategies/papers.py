@@ -85,12 +85,12 @@ class Ssaps(DepthBounded):
     related-link blocks (eq. 1); R_B is the cosine of a related link's own block, gamma for a
     first-level navigation link, else 0 (eq. 2); R_A the anchor's cosine in related blocks (eq. 3).
     A link with R > delta gets depth D. delta and gamma have no value in the paper: chosen by a
-    sweep (README, benchmarks/strategies.py --sweep)."""
+    sweep of 1,000-page crawls of the sandbox's 房产 task (benchmarks/strategies.py --sweep; README)."""
     name = 'ssaps'
     summary = 'SSAPS: block-level Shark-Search, R = R_p + R_B + R_A over content and related-link blocks'
     needs_blocks = True
     relevance_kind = 'vsm'
-    defaults = {'depth': 3, 'delta': 0.3, 'gamma': 0.1, 'w1': 1.0, 'w2': 1.0, 'w3': 1.0,
+    defaults = {'depth': 3, 'delta': 0.1, 'gamma': 0.05, 'w1': 1.0, 'w2': 1.0, 'w3': 1.0,
                 'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def score_page(self, page: PageFeatures, relevance: Relevance) -> PageScore:
@@ -119,12 +119,13 @@ class Dth(Strategy):
     R_url is the share of the URL's words in a dictionary learned from the URLs of pages judged
     relevant (words more common there than in other pages' URLs, on 2 pages or more). A link
     carries the irrelevant pages crossed since the last relevant one: on a relevant page, the
-    tunnel's length."""
+    tunnel's length. The weights are 1/3 each (the paper gives none); link_threshold was chosen by
+    a sweep of 1,000-page crawls of the sandbox's 房产 task (benchmarks/strategies.py --sweep; README)."""
     name = 'dth'
     summary = 'DTH: dynamic tunnelling through irrelevant pages (k_depth 12), links predicted by anchor, context, URL'
     relevance_kind = 'dth-eq1'
     FIRST_STEPS = ('literal', 'predict')
-    defaults = {'k_depth': 12, 'w1': 1 / 3, 'w2': 1 / 3, 'w3': 1 / 3, 'link_threshold': 0.0,
+    defaults = {'k_depth': 12, 'w1': 1 / 3, 'w2': 1 / 3, 'w3': 1 / 3, 'link_threshold': 0.15,
                 'first_step': 'literal', 'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def __init__(self, params: dict | None = None):

@@ -111,7 +111,7 @@ def test_dth_url_dictionary_keeps_words_of_relevant_pages_urls_only():
             'http://c.test/sports/2.html']
     assert url_dictionary(urls, [True, True, False, False]) == {'house'}
     assert url_dictionary(urls, [True, True, True, True]) == frozenset()  # nothing to compare with yet
-    dth = make_strategy('dth')
+    dth = make_strategy('dth', {'link_threshold': 0.0})  # the URL alone predicts: 1/3 of a word share
     dth.url_terms = frozenset({'house'})
     inside = ParentPage('http://a.test/', 0.0, 5, 0)
     assert dth.score_link(link(url_terms=['a', 'test', 'house']), inside, RELEVANCE).depth == 5
