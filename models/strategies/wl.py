@@ -143,6 +143,7 @@ class WangLandau(Strategy):
                 if rejections >= p['rejections']:  # step 7
                     chosen = queue.best()
                     state['current'], state['current_energy'] = chosen, queue.energy[chosen]
+                    self._visit(state, energy_bin(queue.energy[chosen]), new_only=True)
             if state['steps'] % p['flatness_interval'] == 0:
                 self._flatness(state)
             if chosen is not None or state['stopped']:

@@ -225,6 +225,24 @@ def test_wl_expands_pages_chosen_by_its_chain_and_resumes_exactly_from_its_state
     assert 'http://b.test/z1' not in fetched
 
 
+def test_wl_runs_its_chain_until_every_queued_page_is_expanded():
+    rng = np.random.default_rng(4)
+    pages = [page(f'http://h{n % 5}.test/{n}', float(rng.uniform(0.2, 1)), float(rng.uniform(0, 1))) for n in range(40)]
+    links = [edge(p['url'], f'{p["url"]}/c{i}', i) for p in pages for i in range(3)]
+    pool = candidates([{'url': e['dst'], 'priority': 0.1, 'first_round': 1, 'link_index': 0} for e in links])
+    context = wl_context(pages, links, [pages[0]['url']])
+    wl = make_strategy('wl', {'rejections': 1, 'flatness_interval': 3})  # step 7 and 10 often
+    state, fetched = wl.initial_state(), []
+    for _ in range(20):
+        left = pool.filter(pa.compute.invert(pa.compute.is_in(pool['url'], pa.array(fetched, pa.string()))))
+        chosen, state = wl.choose(left, 7, state, rng, context)
+        if not chosen.num_rows:
+            break
+        fetched += chosen.column('url').to_pylist()
+    assert sorted(fetched) == sorted(pool.column('url').to_pylist()) and len(set(fetched)) == len(fetched)
+    assert len(state['expanded']) == 40 and state['steps'] > 3 and set(state['ln_g']) == set(state['hist'])
+
+
 def test_wl_flatness_halves_ln_f_and_resets_the_histogram():
     wl = make_strategy('wl', {'flatness_interval': 1})
     state = {**wl.initial_state(), 'ln_g': {'3': 2.0, '10': 1.0}, 'hist': {'3': 2, '10': 1}, 'steps': 1}
