@@ -243,6 +243,21 @@ def test_wl_runs_its_chain_until_every_queued_page_is_expanded():
     assert len(state['expanded']) == 40 and state['steps'] > 3 and set(state['ln_g']) == set(state['hist'])
 
 
+def test_wl_falls_back_to_the_best_page_after_rejections_and_goes_on_from_its_energy():
+    queue = Queue()
+    for url, host, energy in (('http://a.test/best', 'a.test', 0.9), ('http://a.test/low', 'a.test', 0.0),
+                              ('http://b.test/1', 'b.test', 0.6)):
+        queue.add(url, host, energy)  # b.test's mean 0.6 beats a.test's 0.45: b.test/1 is proposed
+    wl = make_strategy('wl', {'rejections': 1})
+    state = {**wl.initial_state(), 'current': 'http://x.test/', 'current_energy': 0.2,
+             'ln_g': {'10': 0.0, '30': 9.0}, 'hist': {'10': 1, '30': 1}}
+    rng = np.random.default_rng(0)
+    assert wl._step(queue, state, rng) == 'http://a.test/best'  # exp(-9): rejected, then the queue's best
+    assert state['current'] == 'http://a.test/best' and state['ln_g']['45'] == 0.0 and state['hist']['45'] == 1
+    queue.remove('http://a.test/best')
+    assert wl._step(queue, state, rng) in ('http://b.test/1', 'http://a.test/low')
+
+
 def test_wl_flatness_halves_ln_f_and_resets_the_histogram():
     wl = make_strategy('wl', {'flatness_interval': 1})
     state = {**wl.initial_state(), 'ln_g': {'3': 2.0, '10': 1.0}, 'hist': {'3': 2, '10': 1}, 'steps': 1}
