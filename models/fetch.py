@@ -254,6 +254,10 @@ class Fetcher:
                     attempt.outcome = 'robots_disallowed'
                     break
                 self.clock.wait(host_of(current), self.robots.crawl_delay(current) if policy.obey_robots else None)
+                if attempt.http_status is None:  # the attempt starts when its first request goes out
+                    attempt.started_at = datetime.datetime.now(datetime.timezone.utc)
+                    started = time.monotonic()
+                    deadline = started + policy.total_timeout
                 response = self.session.get(current, allow_redirects=False, stream=True,
                                             timeout=(policy.connect_timeout, policy.read_timeout))
                 with response:
