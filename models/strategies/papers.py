@@ -8,6 +8,7 @@
 
 A page "relevant" to a strategy is the calibrated judgment of base.Strategy.judged_relevant.
 """
+import dataclasses
 from urllib.parse import urlsplit
 
 import pyarrow.compute as pc
@@ -21,7 +22,14 @@ from models.urls import host_of
 BEST_FIRST_ORDER = [('priority', 'descending'), *DISCOVERY_ORDER]  # ties breadth-first
 
 
-class ParentFirst(Strategy):
+class HighestPriorityFirst(Strategy):
+    """Chooses the highest priorities, ties breadth-first (in discovery order)."""
+
+    def choose(self, candidates, k, state, rng, context=None):
+        return top_k(candidates, k, BEST_FIRST_ORDER), state
+
+
+class ParentFirst(HighestPriorityFirst):
     """DTH's "BFS": a priority queue in which every outlink gets its parent page's relevance (DTH
     eq. 1), ties breadth-first. It differs from best-first, which scores each link's own words."""
     name = 'parent-first'
@@ -32,11 +40,8 @@ class ParentFirst(Strategy):
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
         return LinkScore(parent.relevance)
 
-    def choose(self, candidates, k, state, rng, context=None):
-        return top_k(candidates, k, BEST_FIRST_ORDER), state
 
-
-class DepthBounded(Strategy):
+class DepthBounded(HighestPriorityFirst):
     """Shark-Search's depth rule, shared by OSSA and SSAPS: seeds start with depth D; a link from a
     relevant page (or, in SSAPS, a link scored above delta) gets D, another its page's depth - 1,
     and a link whose depth would fall below 0 is not followed."""
@@ -47,9 +52,6 @@ class DepthBounded(Strategy):
     def child_depth(self, renewed: bool, parent: ParentPage) -> int | None:
         depth = self.params['depth'] if renewed else parent.depth - 1
         return depth if depth >= 0 else None
-
-    def choose(self, candidates, k, state, rng, context=None):
-        return top_k(candidates, k, BEST_FIRST_ORDER), state
 
 
 class Shark(DepthBounded):
@@ -94,9 +96,9 @@ class Ssaps(DepthBounded):
                 'relevant_share': RELEVANT_SHARE[relevance_kind]}
 
     def score_page(self, page: PageFeatures, relevance: Relevance) -> PageScore:
-        value = relevance(page.terms)
-        return PageScore(value, self.judged_relevant(page.url, value),
-                         tuple(relevance(terms) for _, terms in page.blocks))
+        """The whole-page judgment of the base class, plus each block's cosine (for R_p and R_B)."""
+        return dataclasses.replace(super().score_page(page, relevance),
+                                   blocks=tuple(relevance(terms, self.relevance_kind) for _, terms in page.blocks))
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore | None:
         p = self.params

@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from models import pagerank
-from models.strategies.base import (RELEVANT_SHARE, LinkFeatures, LinkScore, ParentPage, PageFeatures, PageScore,
-                                    Relevance, RoundContext, Strategy, StrategyError)
+from models.strategies.base import (RELEVANT_SHARE, LinkFeatures, LinkScore, ParentPage, Relevance, RoundContext,
+                                    Strategy, StrategyError)
 
 BINS = 50
 
@@ -47,10 +47,6 @@ class WangLandau(Strategy):
         if not self.params['f0'] > 1:
             raise StrategyError(f'f0 must be above 1 (the paper starts at e), not {self.params["f0"]}')
 
-    def score_page(self, page: PageFeatures, relevance: Relevance) -> PageScore:
-        value = relevance(page.terms, self.relevance_kind)
-        return PageScore(value, self.judged_relevant(page.url, value))
-
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
         """Every link is followed when its page is expanded; it carries R(anchor) to the page it reaches."""
         anchor = relevance(link.anchor_terms, self.relevance_kind)
@@ -72,8 +68,10 @@ class WangLandau(Strategy):
             raise StrategyError('wl chooses from the crawl\'s pages and links: give it the round context')
         state = {**state, 'ln_g': dict(state['ln_g']), 'hist': dict(state['hist']),
                  'expanded': list(state['expanded'])}
-        queue = self._queue(context, set(state['expanded']))
-        children = _children(context, candidates)
+        links = context.read('links', ['url', 'dst', 'link_index'])
+        expanded = set(state['expanded'])
+        queue = self._queue(context, links, expanded)
+        children = _children(links, candidates)
         batch: list[str] = []
         chosen = set()
 
@@ -83,7 +81,8 @@ class WangLandau(Strategy):
             batch.extend(links[:room])
             chosen.update(links[:room])
             queue.remove(page)
-            if page not in state['expanded']:
+            if page not in expanded:
+                expanded.add(page)
                 state['expanded'].append(page)
             state['unfinished'] = page if len(links) > room else None
 
@@ -98,9 +97,10 @@ class WangLandau(Strategy):
         index = {url: i for i, url in enumerate(candidates['url'].to_pylist())}
         return candidates.take(pa.array([index[url] for url in batch], pa.int64())), state
 
-    def _queue(self, context: RoundContext, expanded: set[str]) -> 'Queue':
+    def _queue(self, context: RoundContext, links: pa.Table, expanded: set[str]) -> 'Queue':
+        """The fetched pages not expanded yet that enter the queue: seeds, E >= 0.2, or WL PageRank >= 2
+        over the committed links (`links`: url, dst)."""
         pages = context.read('pages', ['url', 'final_url', 'host', 'relevance', 'inherited'])
-        links = context.read('links', ['url', 'dst'])
         graph = pagerank.LinkGraph.from_edges(*pagerank.crawl_edges(links, {}).columns)
         ranks = pagerank.wl_form(pagerank.pagerank(graph).ranks, graph.size)
         rank_of = dict(zip(graph.nodes.to_pylist(), ranks.tolist()))
@@ -215,9 +215,9 @@ class Queue:
         return urls[rng.choice(len(urls), p=chances)]
 
 
-def _children(context: RoundContext, candidates: pa.Table) -> dict[str, list[str]]:
-    """Each fetched page's links not yet requested (in the candidates), in page order, each once."""
-    links = context.read('links', ['url', 'dst', 'link_index'])
+def _children(links: pa.Table, candidates: pa.Table) -> dict[str, list[str]]:
+    """Each fetched page's links (url, dst, link_index) not yet requested (in the candidates), in
+    page order, each once."""
     links = links.filter(pc.is_in(links['dst'], value_set=candidates['url']))
     links = links.sort_by([('url', 'ascending'), ('link_index', 'ascending')])
     children: dict[str, list[str]] = {}
