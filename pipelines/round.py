@@ -57,6 +57,8 @@ def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
 def round_context(crawl: CrawlDir, settings: CrawlSettings, number: int) -> RoundContext:
     """What the strategy may read of the rounds committed before round `number` (models/strategies/base.py)."""
     earlier = [r for r in crawl.committed_rounds() if r < number]
+    seed_urls = settings.seed_urls()[0]
+    seeds = pa.array(seed_urls, pa.string())
 
     def read(table: str, columns: list[str] | None = None) -> pa.Table:
         parts = [crawl.read_table(table, r, columns=columns) for r in earlier]
@@ -65,6 +67,15 @@ def round_context(crawl: CrawlDir, settings: CrawlSettings, number: int) -> Roun
         empty = schema.ROUND_TABLES[table]
         return (pa.schema([empty.field(c) for c in columns]) if columns else empty).empty_table()
 
+    def seed_pages(columns: list[str]) -> pa.Table:
+        """Every round's page URLs are read, the other columns only of the rounds that fetched a seed."""
+        parts = []
+        for r in earlier:
+            is_seed = pc.is_in(crawl.read_table('pages', r, columns=['url'])['url'], value_set=seeds)
+            if pc.any(is_seed).as_py():
+                parts.append(crawl.read_table('pages', r, columns=columns).filter(is_seed))
+        return pa.concat_tables(parts) if parts else pa.schema([schema.PAGES.field(c) for c in columns]).empty_table()
+
     def term_stats(terms: set[str]) -> TermStats:
         table = crawl.read_table('term_stats', earlier[-1], columns=['term', 'documents']) if earlier else None
         if table is not None:
@@ -72,7 +83,7 @@ def round_context(crawl: CrawlDir, settings: CrawlSettings, number: int) -> Roun
         counts = dict(zip(table['term'].to_pylist(), table['documents'].to_pylist())) if table is not None else {}
         return TermStats(prior_documents(crawl, earlier), collections.Counter(counts))
 
-    return RoundContext(number, settings.topic, settings.seed_urls()[0], read, term_stats)
+    return RoundContext(number, settings.topic, seed_urls, read, seed_pages, term_stats)
 
 
 def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound, settings: CrawlSettings,

@@ -55,6 +55,7 @@ class RoundContext:
     topic: Topic
     seeds: Sequence[str]                                  # normalised seed URLs
     read: Callable[[str, list[str] | None], pa.Table]     # (table, columns) over every committed round
+    seed_pages: Callable[[list[str]], pa.Table]           # (columns) of the committed pages requested as seeds
     term_stats: Callable[[set[str]], TermStats]           # D and D_i of these terms after the last round
 
 
@@ -155,8 +156,7 @@ class Strategy:
         relevance, recomputed with the latest statistics; none before a seed page is fetched)."""
         self.seeds = frozenset(context.seeds)
         self.threshold = None
-        seeds = context.read('pages', ['url', 'terms', 'term_counts'])
-        seeds = seeds.filter(pc.is_in(seeds['url'], pa.array(sorted(self.seeds), pa.string())))
+        seeds = context.seed_pages(['terms', 'term_counts'])
         if not seeds.num_rows:
             return
         pages = [[term for term, n in zip(terms, counts) for _ in range(n)]

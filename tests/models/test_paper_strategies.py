@@ -147,7 +147,9 @@ def test_the_judgment_is_calibrated_on_the_seed_pages_with_the_latest_statistics
         {'url': 'http://a.test/2', 'terms': ['房价', '楼盘'], 'term_counts': [1, 1]},
         {'url': 'http://a.test/3', 'terms': ['足球'], 'term_counts': [1]}],
         schema=pa.schema([PAGES.field(c) for c in ('url', 'terms', 'term_counts')]))
-    context = RoundContext(3, TOPIC, seeds, lambda table, columns=None: pages, lambda terms: STATS)
+    seed_pages = pages.filter(pa.compute.is_in(pages['url'], pa.array(seeds)))
+    context = RoundContext(3, TOPIC, seeds, lambda table, columns=None: pages,
+                           lambda columns: seed_pages.select(columns), lambda terms: STATS)
     shark = make_strategy('shark', {'relevant_share': 0.5})
     assert shark.threshold is None and not shark.judged_relevant('http://b.test/', 0.9)
     shark.prepare(context)
@@ -177,8 +179,10 @@ def test_wl_energy_bins_and_region_competition():
 
 def wl_context(pages, links, seeds):
     tables = {'pages': pa.Table.from_pylist(pages, schema=PAGES), 'links': pa.Table.from_pylist(links, schema=LINKS)}
-    return RoundContext(5, TOPIC, seeds, lambda table, columns=None: tables[table].select(columns or tables[table].column_names),
-                        lambda terms: STATS)
+    def read(table, columns=None):
+        return tables[table].select(columns or tables[table].column_names)
+
+    return RoundContext(5, TOPIC, seeds, read, lambda columns: read('pages', columns).slice(0, 0), lambda terms: STATS)
 
 
 def page(url, relevance, inherited=None):

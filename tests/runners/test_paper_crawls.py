@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from models.settings import CrawlSettings
+from pipelines.round import round_context
 from pipelines.state import CrawlDir
 from runners.cli import main
 from sandbox.server import SandboxServer, open_web
@@ -41,6 +43,9 @@ def test_each_paper_strategy_crawls_with_its_parameters_and_depth_rule(news_web_
     seeds = set(crawl.read_table('frontier', 1).column('url').to_pylist())
     judged = dict(zip(pages['url'].to_pylist(), pages['relevant'].to_pylist()))
     assert all(judged[url] for url in seeds if url in judged)  # seed pages are relevant by definition
+    settings = CrawlSettings.from_dict(crawl.config)
+    calibrated_on = round_context(crawl, settings, crawl.last_committed_round() + 1).seed_pages(['url'])
+    assert sorted(calibrated_on['url'].to_pylist()) == sorted(url for url in seeds if url in judged)
     assert any(judged[url] for url in judged if url not in seeds)  # the calibrated judgment finds others
     assert not all(judged.values())
     if strategy == 'dth':  # a link carries how many irrelevant pages it crossed
