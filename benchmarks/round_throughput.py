@@ -32,7 +32,7 @@ from transforms.score import ScorePagesFn
 
 def frontier_rows(urls: list[str]) -> list[dict]:
     return [{'round': 1, 'url': u, 'strategy': 'best-first', 'operator': 'seed', 'priority': 1.0,
-             'depth': -1, 'parent_url': None, 'position': n} for n, u in enumerate(urls)]
+             'depth': -1, 'parent_url': None, 'position': n, 'inherited': None} for n, u in enumerate(urls)]
 
 
 def plain_loop(urls: list[str], settings: CrawlSettings) -> int:

@@ -30,7 +30,7 @@ class ExtractPagesFn(beam.DoFn):
                   text.tokenize(link.context) if link.block in CONTEXT_BLOCKS else [],
                   text.tokenize(text.url_words(link.url)), block_of.get(id(link)))
                  for link in page.links]
-        yield {**{key: fetched.get(key) for key in CARRIED}, 'title': page.title, 'text': page.text,
+        yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding,
                'tokens': text.tokenize(f'{page.title}\n{page.text}'), 'links': links,

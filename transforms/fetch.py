@@ -51,7 +51,7 @@ class FetchHostBatchFn(beam.DoFn):
                     'url': result.url, 'final_url': result.final.final_url,
                     'host': host_of(result.final.final_url), 'body': result.body,
                     'content_type': result.final.content_type, 'depth': chosen['depth'],
-                    'position': chosen['position'], 'inherited': chosen.get('inherited'),
+                    'position': chosen['position'], 'inherited': chosen['inherited'],
                     'fetched_at': result.final.started_at or datetime.datetime.now(datetime.timezone.utc)})
             self._report_progress()
 

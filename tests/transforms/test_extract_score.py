@@ -22,7 +22,7 @@ def fetched(url, title, body_text, links, charset='utf-8', position=0):
               f'<div class="ad"><ul>{anchors}</ul></div></body></html>')
     return {'url': url, 'final_url': url, 'host': url.split('/')[2], 'body': markup.encode(charset),
             'content_type': f'text/html; charset={charset}', 'fetched_at': NOW, 'depth': -1,
-            'position': position}
+            'position': position, 'inherited': None}
 
 
 PAGES = [
