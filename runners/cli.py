@@ -3,13 +3,15 @@ import argparse
 import logging
 import sys
 
+from models.evaluation import EvaluationError
 from models.pagerank import PageRankError
 from models.ranking import RankingError
 from models.settings import SettingsError
 from models.strategies import StrategyError
 from models.topic import TopicError
 from pipelines.state import StateError
-from runners import crawl_command, demo, extract_command, portable, rank_command, sandbox_command, topic_command
+from runners import (bench, crawl_command, demo, evaluate_command, extract_command, portable, rank_command, sandbox_command,
+                     topic_command)
 from runners.command import CommandError
 from runners.driver import CrawlError
 from runners.report import ReportError
@@ -22,7 +24,8 @@ from sandbox.server import SandboxError
 from sandbox.stats import WebDirError
 
 USER_ERRORS = (CommandError, CrawlError, SettingsError, StrategyError, TopicError, StateError, BuildError, CorpusError, WebDirError,
-               ArchiveError, SearchIndexError, FaultError, SandboxError, ReportError, RankingError, PageRankError)
+               ArchiveError, SearchIndexError, FaultError, SandboxError, ReportError, RankingError, PageRankError,
+               EvaluationError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox_command.add_parser(subparsers)
     crawl_command.add_parser(subparsers)
     rank_command.add_parser(subparsers)
+    evaluate_command.add_parser(subparsers)
+    bench.add_parser(subparsers)
     extract_command.add_parser(subparsers)
     demo.add_parser(subparsers)
     portable.add_parser(subparsers)

@@ -1,23 +1,24 @@
-"""The report of one crawl against the sandbox's labels: report.html, harvest.png, summary.json.
+"""The report of one crawl against labels: report.html (one file, plots embedded), evaluation.json
+and harvest.png.
 
-The report is judged from the outside: it reads a committed crawl directory and the web's
-ground truth, never the crawler's own view, and the HTML embeds its plot so it can be mailed
-or archived as one file. summary.json holds the figures a benchmark compares across strategies.
+The report is judged from the outside: it reads a committed crawl directory and the labels,
+never the crawler's own view (runners/evaluate.py computes the figures), and the HTML embeds
+its plots so it can be mailed or archived as one file. `focal evaluate`, `focal demo` and
+`focal bench` (runners/bench.py) write it; the bench's page reuses its tables and plots.
 """
 import base64
 import collections
 import html
-import io
 import json
 from pathlib import Path
 
 import pyarrow as pa
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from models.evaluation import EvaluationError, GroundTruth, fetch_order, harvest_curve, summarize
+from models.evaluation import EvaluationError, GroundTruth
 from models.topic import Task, TopicError, load_task as load_task_file
-from pipelines.state import CrawlDir, StateError, final_outcomes
+from pipelines.state import CrawlDir, StateError
+from runners import plots
+from runners.evaluate import evaluate_crawl
 
 TOP_PAGES = 20
 
@@ -76,46 +77,50 @@ def round_counts(crawl: CrawlDir, pages: pa.Table, truth: GroundTruth) -> list[d
     return counts
 
 
-def plot_harvest(urls: list[str], truth: GroundTruth, fifths: list[tuple], path: Path) -> bytes:
+
+def plot_harvest(figures: dict) -> bytes:
     """Harvest rate of pages and of sites against pages fetched, budget fifths marked."""
-    curve = harvest_curve(urls, truth)
-    fetched = range(1, len(urls) + 1)
-    figure = Figure(figsize=(8, 4.5), dpi=100)  # the Agg canvas: no display, no pyplot state
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    axes.plot(fetched, curve.pages, label='pages')
-    axes.plot(fetched, curve.sites, label='sites')
-    for pages, _, _ in fifths:
-        axes.axvline(pages, color='grey', linestyle=':', linewidth=1)
-    axes.set_xlim(0, max([len(urls), *(pages for pages, _, _ in fifths), 1]))
-    axes.set_ylim(0, 1.05)
-    axes.set_xlabel('pages fetched (dotted: fifths of the budget)')
-    axes.set_ylabel('harvest rate')
-    axes.legend(loc='lower right')
-    axes.grid(alpha=0.3)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format='png', bbox_inches='tight')
-    path.write_bytes(buffer.getvalue())
-    return buffer.getvalue()
+    fetched = list(range(1, len(figures['curves']['pages']) + 1))
+    return plots.lines({'pages': (fetched, figures['curves']['pages']), 'sites': (fetched, figures['curves']['sites'])},
+                       f'harvest rate: {figures["strategy"]}', 'pages fetched (dotted: fifths of the budget)',
+                       'harvest rate', (0, 1.05), [pages for pages, _, _ in figures['fifths']])
 
 
-def operator_rounds(crawl: CrawlDir) -> list[dict]:
-    """The discovery rounds of a crawl, in order: the operator, what it returned and, once the next
-    round was chosen, its reward and the UCB1 scores it was chosen by (from the selector state)."""
-    rounds = crawl.committed_rounds()
-    summaries = crawl.summaries()
-    if not any('operator' in summary for summary in summaries):
-        return []
-    pulls = {pull['round']: pull for pull in crawl.read_selector(rounds[-1]).get('state', {}).get('pulls', [])}
-    table = []
-    for number, summary in zip(rounds, summaries):
-        if 'operator' in summary:
-            pull = pulls.get(number, {})
-            table.append({'round': number, 'operator': summary['operator'], 'inputs': summary['inputs'],
-                          'returned': summary['discovered'], 'fetched': summary['attempted'],
-                          'new_pages': pull.get('new_pages'), 'new_sites': pull.get('new_sites'),
-                          'reward': pull.get('reward'), 'ucb': pull.get('ucb')})
-    return table
+def paper_plots(named: dict[str, dict]) -> list[tuple[str, bytes]]:
+    """The papers' pictures of one or more crawls' figures (name -> evaluate_crawl's figures):
+    WL's Accuracy against DP, SSAPS's relevant pages and information per segment, DTH's tunnel
+    lengths, the bandit's arm choices. A picture none of the crawls has data for is left out."""
+    pictures = []
+    wl = {name: f['wl']['checkpoints'] for name, f in named.items() if f.get('wl')}
+    if wl:
+        pictures.append(('WL: Accuracy (eq. 4 relevance >= beta) against pages downloaded', plots.lines(
+            {name: ([c['dp'] for c in points], [c['accuracy'] for c in points]) for name, points in wl.items()},
+            'WL Accuracy = LP / DP', 'DP (pages downloaded)', 'Accuracy', (0, 1.05), markers=True)))
+    ssaps = {name: f['ssaps']['segments'] for name, f in named.items() if f.get('ssaps')}
+    if ssaps:
+        pictures.append(('SSAPS: relevant pages per segment (eq. 6, P1)', plots.lines(
+            {name: ([s['pages'] for s in seg], [s['relevant'] for s in seg]) for name, seg in ssaps.items()},
+            'sum of relevant pages', 'pages crawled', "relevant pages (R'p >= threshold)", markers=True)))
+        pictures.append(('SSAPS: information per segment (eq. 7)', plots.lines(
+            {name: ([s['pages'] for s in seg], [s['information'] for s in seg]) for name, seg in ssaps.items()},
+            'sum of information', 'pages crawled', "sum of R'p", markers=True)))
+    tunnels = {name: {int(k): v for k, v in f['dth']['tunnels'].items()} for name, f in named.items()
+               if f.get('dth') and f['dth'].get('tunnels')}
+    if tunnels:
+        pictures.append(('DTH: tunnel lengths', plots.bars(
+            tunnels, 'tunnels ending on a relevant page', 'irrelevant pages crossed', 'tunnels')))
+    arms = {name: [(row['round'], row['operator']) for row in f['operators']] for name, f in named.items()
+            if f.get('operators')}
+    if arms:
+        names = sorted({arm for pulls in arms.values() for _, arm in pulls})
+        pictures.append(("the bandit's arm choices", plots.arm_choices(arms, names, 'operator pulled per round')))
+    return pictures
+
+
+def figure_html(caption: str, png_bytes: bytes) -> str:
+    image = base64.b64encode(png_bytes).decode('ascii')
+    return (f'<figure><img src="data:image/png;base64,{image}" alt="{html.escape(caption)}">'
+            f'<figcaption>{html.escape(caption)}</figcaption></figure>')
 
 
 def format_summary(summary: dict) -> str:
@@ -135,109 +140,163 @@ def format_summary(summary: dict) -> str:
 
 def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Path,
                  out_dir: str | Path, budget: int | None = None) -> Path:
-    """Write the report of a crawl into out_dir; returns the path of report.html.
-
-    The budget whose fifths are reported is `budget`, else crawl.json's, but never more than the
-    HTML pages fetched: the crawl's budget counts requests, and some of them end in errors.
-    """
+    """The report of a crawl of a sandbox task, judged by the web's labels (see write_crawl_report)."""
     try:
         crawl = CrawlDir.open(str(crawl_dir))
     except StateError as error:
         raise ReportError(str(error)) from None
     task = load_task(task_file, web_dir)
     truth = load_truth(web_dir, task.relevant_column)
-    config = crawl.config
-    pages = crawl.read_table('pages')
-    urls = fetch_order(pages)
-    budget = min(filter(None, (budget or _positive_int(config.get('budget')), len(urls))), default=None)
-    summary = summarize(urls, truth, budget)
-    outcomes = collections.Counter(final_outcomes(crawl.read_table('fetch_log')).values())
-    rounds = round_counts(crawl, pages, truth)
-    operators = operator_rounds(crawl)
+    about = {'task': task.topic.name or task.label or Path(task_file).stem, 'relevant_column': task.relevant_column,
+             'labels': str(Path(web_dir) / 'labels.parquet'), 'crawl_dir': str(crawl_dir)}
+    return write_crawl_report(crawl, truth, about, out_dir, budget)
 
+
+def write_crawl_report(crawl: CrawlDir, truth: GroundTruth, about: dict, out_dir: str | Path,
+                       budget: int | None = None) -> Path:
+    """Judge a crawl (runners/evaluate.py) and write out_dir/evaluation.json, harvest.png and
+    report.html; returns the path of report.html."""
+    try:
+        figures = evaluate_crawl(crawl, truth, budget)
+    except EvaluationError as error:
+        raise ReportError(f'{about.get("labels", "the labels")}: {error}') from None
+    about = {**about, 'round_size': crawl.config.get('round_size')}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    png = plot_harvest(urls, truth, summary['fifths'], out / 'harvest.png')
-    about = {'task': task.topic.name or task.label or Path(task_file).stem,
-             'label': task.label, 'relevant_column': task.relevant_column,
-             'strategy': config.get('strategy'), 'rounds': len(rounds),
-             'round_size': config.get('round_size'), 'crawl_dir': str(crawl_dir),
-             'web_dir': str(web_dir)}
-    document = {**about, **summary, 'outcomes': dict(outcomes.most_common()), 'operators': operators}
-    (out / 'summary.json').write_text(json.dumps(document, ensure_ascii=False, indent=2) + '\n',
-                                      encoding='utf-8')
+    (out / 'evaluation.json').write_text(json.dumps({**about, **figures}, ensure_ascii=False, indent=1) + '\n',
+                                         encoding='utf-8')
+    harvest_png = plot_harvest(figures)
+    (out / 'harvest.png').write_bytes(harvest_png)
+    pages = crawl.read_table('pages', columns=['round', 'url', 'title', 'relevance'])
     report = out / 'report.html'
-    report.write_text(_html(about, summary, outcomes, top_pages(pages, truth), rounds, operators, png),
+    report.write_text(_html(about, figures, top_pages(pages, truth), round_counts(crawl, pages, truth), harvest_png),
                       encoding='utf-8')
     return report
 
 
-def _html(about: dict, summary: dict, outcomes: collections.Counter, top: list[dict],
-          rounds: list[dict], operators: list[dict], png: bytes) -> str:
+def figures_tables(figures: dict) -> str:
+    """The papers' tables of one crawl: DWDBRM's fifths and ranking, WL's checkpoints, SSAPS's
+    segments, DTH's query precision and tunnels, the crawler's judgment."""
+    parts = ['<h3>By fifth of the page budget (DWDBRM)</h3>', _table(
+        ['fifth', 'pages', 'harvest rate (pages)', 'harvest rate (sites)', 'URLs requested (duplicates counted)',
+         "DWDBRM's page HR", "DWDBRM's site HR (root URLs)"],
+        [[n, pages, _rate(page_rate), _rate(site_rate), requested, _rate(paper_page), _rate(paper_site)]
+         for n, ((pages, page_rate, site_rate), (requested, paper_page, paper_site))
+         in enumerate(zip(figures['fifths'], figures['paper_fifths']), 1)])]
+    judged = figures['judgment']
+    parts += ["<h3>The crawler's relevant-page judgment against the labels</h3>", _table(
+        ['judged relevant', 'relevant by the labels', 'both', 'precision', 'recall'],
+        [[judged['judged'], judged['labelled'], judged['agree'], _rate(judged['precision']), _rate(judged['recall'])]])]
+    ranking = figures['ranking']
+    if ranking:
+        columns = list(ranking['rankers']['combined'])
+        parts += [f'<h3>Final ranking of {ranking["pages"]} pages, {ranking["relevant"]} relevant '
+                  '(DWDBRM Tables 1-2)</h3>', _table(
+                      ['ranker', *columns],
+                      [[name, *(_rate(row[c]) if isinstance(row[c], float) else _blank(row[c]) for c in columns)]
+                       for name, row in ranking['rankers'].items()])]
+    if figures.get('wl'):
+        parts += [f'<h3>WL at its checkpoints (eq. 4 relevance, beta {figures["wl"]["beta"]:.3f})</h3>', _table(
+            ['DP', 'LP', 'Accuracy', 'Accuracy (labels)', 'ARDP', 'SDDP', 'ARLP', 'SDLP'],
+            [[c['dp'], c['lp'], *(_rate(c[k], 3) for k in ('accuracy', 'accuracy_labels', 'ardp', 'sddp', 'arlp',
+                                                           'sdlp'))]
+             for c in figures['wl']['checkpoints']])]
+    if figures.get('ssaps'):
+        parts += [f'<h3>SSAPS per segment (eq. 5-7, threshold {figures["ssaps"]["threshold"]:.4f})</h3>', _table(
+            ['pages', 'relevant (P1)', 'information', 'relevant (labels)'],
+            [[s['pages'], s['relevant'], f'{s["information"]:.3f}', s['relevant_labels']]
+             for s in figures['ssaps']['segments']])]
+    if figures.get('dth'):
+        query, tunnels = figures['dth']['query_precision'], figures['dth']['tunnels']
+        tunnel_text = ('not a dth crawl' if tunnels is None else
+                       ', '.join(f'{k}: {v}' for k, v in tunnels.items()) or 'none')
+        parts += ['<h3>DTH (§2d)</h3>', _table(
+            ['topic queries', 'results returned', 'relevant returned', 'precision M/N', 'relevant collected R',
+             'tunnels (length: count)'],
+            [[query['queries'], query['returned'], query['relevant'], _rate(query['precision']),
+              figures['dth']['relevant_collected'], tunnel_text]])]
+    return '\n'.join(parts)
+
+
+def _html(about: dict, figures: dict, top: list[dict], rounds: list[dict], harvest_png: bytes) -> str:
     heading = _table(['', ''], [
         ['task', f'{about["task"]} (judged by {about["relevant_column"]})'],
-        ['strategy', about['strategy'] or 'not recorded in crawl.json'],
-        ['rounds committed', about['rounds']],
+        ['strategy', figures['strategy'] or 'not recorded in crawl.json'],
+        ['rounds committed', len(rounds)],
         ['pages per round', about['round_size'] or 'not recorded in crawl.json'],
-        ['crawl', about['crawl_dir']], ['web', about['web_dir']],
+        ['crawl', about['crawl_dir']], ['labels', about['labels']],
     ], header=False)
-    figures = _table(['figure', 'value'], [
-        ['pages fetched', summary['pages']],
-        ['relevant pages', summary['relevant_pages']],
-        ['harvest rate (pages)', _rate(summary['harvest_rate'])],
-        ['sites found', summary['sites']],
-        ['relevant sites', f'{summary["relevant_sites"]} of {summary["total_relevant_sites"]} in the web'],
-        ['harvest rate (sites)', _rate(summary['site_harvest_rate'])],
+    summary = _table(['figure', 'value'], [
+        ['pages fetched', figures['pages']],
+        ['pages the labels hold', figures['labelled_pages']],
+        ['relevant pages', figures['relevant_pages']],
+        ['harvest rate (pages)', _rate(figures['harvest_rate'])],
+        ['sites found', figures['sites']],
+        ['relevant sites', f'{figures["relevant_sites"]} of {figures["total_relevant_sites"]} in the labels'],
+        ['harvest rate (sites)', _rate(figures['site_harvest_rate'])],
         ['recall (of relevant pages robots.txt allows)',
-         f'{_rate(summary["recall"])} ({summary["relevant_pages"]} of {summary["total_relevant"]})'],
-        ['page budget', summary['budget']],
+         f'{_rate(figures["recall"])} ({figures["relevant_pages"]} of {figures["total_relevant"]})'],
+        ['page budget', figures['budget']],
     ])
-    fifths = _table(['fifth', 'pages', 'harvest rate (pages)', 'harvest rate (sites)'],
-                    [[n, pages, _rate(page_rate), _rate(site_rate)]
-                     for n, (pages, page_rate, site_rate) in enumerate(summary['fifths'], 1)])
-    outcome_table = _table(['outcome', 'URLs'], [[k, v] for k, v in outcomes.most_common()])
+    outcome_table = _table(['outcome', 'URLs'], [[k, v] for k, v in figures['outcomes'].items()])
     top_table = _table(['relevance', 'title', 'url', 'relevant'],
                        [[_rate(p['relevance']), p['title'] or '', p['url'], 'yes' if p['relevant'] else 'no']
                         for p in top])
     round_table = _table(['round', 'frontier', 'fetch attempts', 'pages', 'relevant pages', 'links'],
                          [[r['round'], r['frontier'], r['fetch_log'], r['pages'], r['relevant_pages'],
                            r['links']] for r in rounds])
-    shares = collections.Counter(row['operator'] for row in operators)
-    operator_section = '' if not operators else (
-        '<h2>Discovery operators, round by round</h2>\n'
-        + '<p>' + html.escape(', '.join(f'{name} {count} rounds ({count / len(operators):.0%})'
-                                        for name, count in shares.most_common())) + '</p>\n'
-        + _table(['round', 'operator', 'input pages', 'URLs returned', 'fetched', 'new pages', 'new sites', 'reward',
-                  'UCB1 when chosen'],
-                 [[r['round'], r['operator'], r['inputs'], r['returned'], r['fetched'], _blank(r['new_pages']),
-                   _blank(r['new_sites']), _rate(r['reward']) if r['reward'] is not None else 'pending',
-                   ', '.join(f'{name} {"-" if score is None else f"{score:.2f}"}' for name, score in (r['ucb'] or {}).items())]
-                  for r in operators]))
-    image = base64.b64encode(png).decode('ascii')
-    title = html.escape(f'Focal crawl report: {about["task"]}')
-    return f'''<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 2em; max-width: 70em; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }}
-td {{ overflow-wrap: anywhere; }}
-</style></head>
-<body>
-<h1>{title}</h1>
-{heading}
+    pictures = '\n'.join(figure_html(caption, picture)
+                         for caption, picture in paper_plots({figures['strategy']: figures}))
+    return page(f'Focal crawl report: {about["task"]}', f'''{heading}
 <h2>Harvest rate</h2>
-{figures}
-<img src="data:image/png;base64,{image}" alt="harvest rate of pages and of sites against pages fetched">
-<h3>By fifth of the page budget (DWDBRM)</h3>
-{fifths}
+{summary}
+{figure_html('harvest rate of pages and of sites against pages fetched', harvest_png)}
+<h2>The papers' measures</h2>
+{figures_tables(figures)}
+{pictures}
 <h2>Fetch outcomes (last attempt of each URL)</h2>
 {outcome_table}
 <h2>Top {TOP_PAGES} pages by the crawl's relevance score</h2>
 {top_table}
 <h2>Rounds</h2>
 {round_table}
-{operator_section}
+{operator_section(figures['operators'])}''')
+
+
+def operator_section(operators: list[dict]) -> str:
+    if not operators:
+        return ''
+    shares = collections.Counter(row['operator'] for row in operators)
+    return ('<h2>Discovery operators, round by round</h2>\n'
+            + '<p>' + html.escape(', '.join(f'{name} {count} rounds ({count / len(operators):.0%})'
+                                            for name, count in shares.most_common())) + '</p>\n'
+            + _table(['round', 'operator', 'input pages', 'URLs returned', 'fetched', 'new pages', 'new sites',
+                      'reward', 'UCB1 when chosen'],
+                     [[r['round'], r['operator'], r['inputs'], r['returned'], r['fetched'], _blank(r['new_pages']),
+                       _blank(r['new_sites']), _rate(r['reward']) if r['reward'] is not None else 'pending',
+                       ', '.join(f'{name} {"-" if score is None else f"{score:.2f}"}'
+                                 for name, score in (r['ucb'] or {}).items())]
+                      for r in operators]))
+
+
+def page(title: str, body: str) -> str:
+    """A whole self-contained HTML page; CJK text falls back through common CJK fonts."""
+    title = html.escape(title)
+    return f'''<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: sans-serif, "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC";
+        margin: 2em; max-width: 75em; }}
+table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }}
+td {{ overflow-wrap: anywhere; }}
+figure {{ margin: 1em 0 2em 0; }}
+figcaption {{ color: #444; }}
+img {{ max-width: 100%; }}
+</style></head>
+<body>
+<h1>{title}</h1>
+{body}
 </body></html>
 '''
 
@@ -253,9 +312,5 @@ def _blank(value) -> str:
     return '' if value is None else str(value)
 
 
-def _rate(value: float | None) -> str:
-    return 'n/a' if value is None else f'{value:.2f}'
-
-
-def _positive_int(value) -> int | None:
-    return value if isinstance(value, int) and value > 0 else None
+def _rate(value: float | None, digits: int = 2) -> str:
+    return 'n/a' if value is None else f'{value:.{digits}f}'

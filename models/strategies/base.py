@@ -124,6 +124,7 @@ class Strategy:
     needs_ranking = False  # True: the driver ranks the pages found (ranks/NNNNNN) after every round
     discovers = False      # True: rounds come from plan() and the Discover stage, not choose()
     needs_blocks = False   # True: Extract tokenises each content and related block (PageFeatures.blocks)
+    randomised = False     # True: choose() draws from its random generator (a bench repeats it per random seed)
     relevance_kind = 'vsm'  # the page relevance of the strategy's paper (models.relevance)
     summary = ''           # one line for `focal crawl --help`
 

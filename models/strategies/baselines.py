@@ -47,6 +47,7 @@ class BreadthFirst(Strategy):
 class RandomChoice(Strategy):
     """Any known URL with equal chance: the floor a focused strategy must beat."""
     name = 'random'
+    randomised = True
     summary = 'any known URL with equal chance (the floor)'
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:

@@ -32,6 +32,7 @@ def energy_bin(energy: float) -> str:
 
 class WangLandau(Strategy):
     name = 'wl'
+    randomised = True
     summary = 'WL: Wang-Landau sampling over link energies with region competition by host (expands pages)'
     relevance_kind = 'wl-eq4'
     FLATNESS = ('algorithm', 'mean')
