@@ -87,11 +87,13 @@ def round_context(crawl: CrawlDir, settings: CrawlSettings, number: int) -> Roun
 
 
 def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound, settings: CrawlSettings,
-                discovered: list[dict] = (), plan: DiscoveryPlan | None = None, count: int = 0) -> beam.Pipeline:
+                discovered: list[dict] = (), plan: DiscoveryPlan | None = None, count: int = 0,
+                progress_path: str | None = None) -> beam.Pipeline:
     """The round `pending.round` of `crawl`, built on the rounds committed before it; `discovered`
     are candidate rows found other than as this round's links (seeds waiting for room). With a
     discovery `plan` the round's `count` URLs come from its Discover stage, which writes the frontier;
-    otherwise the driver has written the frontier."""
+    otherwise the driver has written the frontier. Fetch appends a byte per URL to `progress_path`
+    (runners/progress.py) when given."""
     number, out = pending.round, pending.uri
     earlier = [r for r in crawl.committed_rounds() if r < number]
     previous = earlier[-1:]
@@ -107,11 +109,11 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     if plan is None:
         frontier = pipeline | 'ReadFrontier' >> beam.io.ReadFromParquet(
             posixpath.join(out, 'frontier.parquet'), columns=['url', 'depth', 'position', 'inherited'])
-        fetched = frontier | 'Fetch' >> Fetch(settings.fetch.policy(), number)
+        fetched = frontier | 'Fetch' >> Fetch(settings.fetch.policy(), number, progress_path)
         fetch_log, extracted = fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)
     else:
         frontier, fetch_log, extracted = discovery_round(pipeline, crawl, earlier, plan, settings, strategy,
-                                                         number, count, earlier_reached, out)
+                                                         number, count, earlier_reached, out, progress_path)
         frontier | 'WriteFrontier' >> WriteTable(out, 'frontier')
     fetch_log | 'WriteFetchLog' >> WriteTable(out, 'fetch_log')
 
@@ -133,7 +135,8 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
 
 
 def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: DiscoveryPlan, settings: CrawlSettings,
-                    strategy: Strategy, number: int, count: int, earlier_reached, out: str):
+                    strategy: Strategy, number: int, count: int, earlier_reached, out: str,
+                    progress_path: str | None = None):
     """The Discover stage and what it fetches: (frontier rows, fetch-log rows, extracted pages).
     BC through a search provider fetches in two waves: the backlink pages (hubs, at most
     plan.hub_share of the round), then the hubs' outlinks; every other operator fetches what it found."""
@@ -149,11 +152,11 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     if plan.operator != 'BC' or plan.provider == LINKGRAPH or plan.site_mode:  # no hubs to fetch first
         frontier = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
                     | 'ChooseDiscovered' >> ChooseDiscovered(count, number, strategy))
-        fetched = frontier | 'Fetch' >> Fetch(policy, number)
+        fetched = frontier | 'Fetch' >> Fetch(policy, number, progress_path)
         return frontier, fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)
     hubs = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
             | 'ChooseHubs' >> ChooseDiscovered(max(1, math.floor(count * plan.hub_share)), number, strategy))
-    hub_fetch = hubs | 'FetchHubs' >> Fetch(policy, number)
+    hub_fetch = hubs | 'FetchHubs' >> Fetch(policy, number, progress_path)
     hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract(blocks)
     hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(
         lambda page: outlink_rows(page['final_url'], page['position'],
@@ -165,7 +168,7 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     outlinks = ({'found': hub_outlinks, 'reached': known}
                 | 'ChooseHubOutlinks' >> ChooseDiscovered(count, number, strategy,
                                                           hubs | 'CountHubs' >> beam.combiners.Count.Globally()))
-    fetched = outlinks | 'Fetch' >> Fetch(policy, number)
+    fetched = outlinks | 'Fetch' >> Fetch(policy, number, progress_path)
     return ((hubs, outlinks) | 'AllFetched' >> beam.Flatten(),
             (hub_fetch[Fetch.LOG], fetched[Fetch.LOG]) | 'AllFetchLogs' >> beam.Flatten(),
             (hub_pages, fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)) | 'AllPages' >> beam.Flatten())

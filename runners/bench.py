@@ -92,7 +92,7 @@ FIGURES = (
     Figure('judged_recall', "the crawler's judgment: recall", lambda f: f['judgment']['recall'], None),
     Figure('dth_tunnel_mean', 'DTH mean tunnel length', _tunnel_mean, None),
 )
-RUN_COLUMNS = ('task', 'strategy', 'repeat', 'random_seed', 'crawl_dir', 'pages', 'seconds')
+RUN_COLUMNS = ('task', 'strategy', 'repeat', 'random_seed', 'crawl_dir', 'pages', 'seconds_this_run')
 RANDOMISED = frozenset(name for name, cls in STRATEGIES.items() if cls.randomised)
 DISCOVERY = frozenset(name for name, cls in STRATEGIES.items() if cls.discovers)
 
@@ -177,9 +177,10 @@ class Run:
 
 
 def planned_runs(strategies: list[str], repeats: int, out: Path) -> list[Run]:
-    """One crawl per strategy and repeat; a strategy that draws nothing at random is crawled once."""
-    return [Run(name, repeat, repeat, out / 'crawls' / f'{name}-r{repeat if name in RANDOMISED else 0}')
-            for name in strategies for repeat in range(repeats)]
+    """One crawl per strategy and repeat; a strategy that draws nothing at random is crawled once
+    (its repeats would be the same crawl)."""
+    return [Run(name, repeat, repeat, out / 'crawls' / f'{name}-r{repeat}')
+            for name in strategies for repeat in range(repeats if name in RANDOMISED else 1)]
 
 
 def _comparable(config: dict) -> dict:
@@ -204,69 +205,78 @@ def prepare_crawl(run: Run, settings: CrawlSettings) -> bool:
     return True
 
 
-def crawl_run(path: str, quiet: bool) -> float:
-    """Run (or finish) one crawl; returns its seconds. A function of plain values: it also runs in
-    a worker process when crawls run in parallel."""
+def crawl_and_evaluate(path: str, name: str, truth: GroundTruth, budget: int, bar: bool) -> tuple[float, dict]:
+    """Run (or finish) one crawl, then judge it: its seconds and figures. A function of plain values,
+    so that it also runs in a worker process when crawls run in parallel; its lines say whose they are."""
     started = time.monotonic()
-    Driver(CrawlDir.open(path), progress=(lambda line: None) if quiet else (lambda line: print(f'    {line}'))).run()
-    return time.monotonic() - started
+    Driver(CrawlDir.open(path), progress=lambda line: print(f'  [{name}] {line}', flush=True),
+           progress_bar=bar).run()
+    seconds = time.monotonic() - started
+    return seconds, evaluate_crawl(CrawlDir.open(path), truth, budget)
 
 
-def run_crawls(runs: list[Run], settings_of, jobs: int) -> dict[Path, float]:
-    """Crawl every distinct directory once, in order, `jobs` at a time; prints where it is."""
-    distinct = list({run.path: run for run in runs}.values())
-    seconds: dict[Path, float] = {}
+def run_crawls(runs: list[Run], settings_of, truth: GroundTruth, budget: int, jobs: int) -> dict[Path, tuple]:
+    """Crawl and judge every run, `jobs` at a time; prints where it is."""
+    distinct = runs
     for run in distinct:
         if prepare_crawl(run, settings_of(run)):
             print(f'  {run.path.name}: found in {run.path.parent}, resumed if unfinished', flush=True)
+    done: dict[Path, tuple] = {}
+
+    def finished(n: int, run: Run) -> None:
+        print(f'[{n}/{len(distinct)}] {run.path.name} ({run.strategy}, random seed {run.random_seed}): '
+              f'{done[run.path][1]["relevant_pages"]} relevant pages of {done[run.path][1]["pages"]} '
+              f'({done[run.path][0]:.0f} s)', flush=True)
+
     if jobs == 1:
         for n, run in enumerate(distinct, 1):
-            print(f'[{n}/{len(distinct)}] {run.strategy}, repeat {run.repeat + 1} (random seed {run.random_seed})',
-                  flush=True)
-            seconds[run.path] = crawl_run(str(run.path), quiet=False)
-        return seconds
+            print(f'[{n}/{len(distinct)}] crawling with {run.strategy}, repeat {run.repeat + 1} '
+                  f'(random seed {run.random_seed})', flush=True)
+            done[run.path] = crawl_and_evaluate(str(run.path), run.path.name, truth, budget, None)
+            finished(n, run)
+        return done
+    print(f'crawling {len(distinct)} crawls, {jobs} at a time', flush=True)
     with ProcessPoolExecutor(jobs, mp_context=get_context('spawn')) as pool:
-        futures = {run.path: pool.submit(crawl_run, str(run.path), True) for run in distinct}
+        futures = {run.path: pool.submit(crawl_and_evaluate, str(run.path), run.path.name, truth, budget, False)
+                   for run in distinct}
         for n, run in enumerate(distinct, 1):
-            seconds[run.path] = futures[run.path].result()
-            print(f'[{n}/{len(distinct)}] {run.strategy}, repeat {run.repeat + 1} (random seed {run.random_seed}): '
-                  f'done in {seconds[run.path]:.0f} s', flush=True)
-    return seconds
+            done[run.path] = futures[run.path].result()
+            finished(n, run)
+    return done
 
 
-def evaluate_runs(runs: list[Run], truth: GroundTruth, budget: int, seconds: dict) -> tuple[list[dict], dict]:
+def bench_rows(runs: list[Run], done: dict[Path, tuple]) -> tuple[list[dict], dict]:
     """A bench.csv row per run, and each run's figures (for the plots)."""
     rows, figures_of = [], {}
-    cache = {}
     for run in runs:
-        if run.path not in cache:
-            cache[run.path] = evaluate_crawl(CrawlDir.open(str(run.path)), truth, budget)
-        figures = cache[run.path]
+        seconds, figures = done[run.path]
         figures_of[(run.strategy, run.repeat)] = figures
         rows.append({'strategy': run.strategy, 'repeat': run.repeat, 'random_seed': run.random_seed,
-                     'crawl_dir': str(run.path), 'pages': figures['pages'],
-                     'seconds': round(seconds.get(run.path, 0.0), 1),
+                     'crawl_dir': str(run.path), 'pages': figures['pages'], 'seconds_this_run': round(seconds, 1),
                      **{f.column: f.read(figures) for f in FIGURES}})
     return rows, figures_of
 
 
 def summarize_runs(rows: list[dict], strategies: list[str]) -> tuple[dict, dict]:
-    """Mean and SD of each figure per strategy, and each strategy's average rank (WL Tables 2/4/6)
-    over the figures that rank (each figure's mean)."""
-    summary = {f.column: {s: mean_and_sd([r[f.column] for r in rows if r['strategy'] == s]) for s in strategies}
-               for f in FIGURES}
-    ranked = {f.column: {s: summary[f.column][s][0] for s in strategies} for f in FIGURES
+    """Each figure's values per strategy (one per crawl), and each strategy's average rank (WL Tables
+    2/4/6) over the figures that rank (by each figure's mean)."""
+    summary = {f.column: {s: [r[f.column] for r in rows if r['strategy'] == s] for s in strategies} for f in FIGURES}
+    ranked = {f.column: {s: mean_and_sd(summary[f.column][s])[0] for s in strategies} for f in FIGURES
               if f.lower_is_better is not None}
     ranks = average_ranks(ranked, [f.column for f in FIGURES if f.lower_is_better])
     return summary, ranks
 
 
-def cell(mean_sd: tuple, repeats: int) -> str:
-    """mean ± sd as bench.md and bench.html print it ('n/a' when no crawl has the figure)."""
-    mean, sd = mean_sd
+def cell(values: list) -> str:
+    """mean ± sd of a figure over a strategy's crawls as bench.md and bench.html print it: one crawl's
+    value alone, whole numbers as such, 'n/a' when no crawl has the figure."""
+    mean, sd = mean_and_sd(values)
+    present = [v for v in values if v is not None]
     if mean is None:
         return 'n/a'
-    return f'{mean:.3f}' if repeats == 1 else f'{mean:.3f} ± {sd:.3f}'
+    if len(present) == 1:
+        return str(present[0]) if isinstance(present[0], int) else f'{mean:.3f}'
+    return f'{mean:.3f} ± {sd:.3f}'
 
 
 def write_csv(rows: list[dict], task: str, path: Path) -> None:
@@ -277,9 +287,9 @@ def write_csv(rows: list[dict], task: str, path: Path) -> None:
             writer.writerow({'task': task, **{k: '' if v is None else v for k, v in row.items()}})
 
 
-def summary_rows(summary: dict, ranks: dict, strategies: list[str], repeats: int) -> list[list[str]]:
+def summary_rows(summary: dict, ranks: dict, strategies: list[str]) -> list[list[str]]:
     rows = [[f.label + (' (lower is better)' if f.lower_is_better else '' if f.lower_is_better is not None
-                        else ' (not ranked)'), f.column, *(cell(summary[f.column][s], repeats) for s in strategies)]
+                        else ' (not ranked)'), f.column, *(cell(summary[f.column][s]) for s in strategies)]
             for f in FIGURES]
     rows.append(['average rank (1 = best)', 'average_rank',
                  *(f'{ranks[s]:.2f}' if s in ranks else 'n/a' for s in strategies)])
@@ -293,7 +303,7 @@ def write_markdown(about: dict, summary: dict, ranks: dict, strategies: list[str
              f'{about["repeats"]} repeat(s), mean ± sd over the repeats (random seeds 0..{about["repeats"] - 1}; '
              'a strategy that draws nothing at random is crawled once).', '',
              '| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
-    lines += ['| ' + ' | '.join(row) + ' |' for row in summary_rows(summary, ranks, strategies, about['repeats'])]
+    lines += ['| ' + ' | '.join(row) + ' |' for row in summary_rows(summary, ranks, strategies)]
     ranked = sorted(ranks, key=ranks.get)
     lines += ['', 'Average rank over the ranked figures: ' + ', '.join(f'{s} {ranks[s]:.2f}' for s in ranked), '']
     path.write_text('\n'.join(lines), encoding='utf-8')
@@ -306,29 +316,30 @@ def _mean_curve(curves: list[list[float]]) -> list[float]:
 
 def write_html(about: dict, summary: dict, ranks: dict, strategies: list[str], figures_of: dict, path: Path) -> None:
     """bench.html: the summary table, then each picture with a table of its numbers."""
-    repeats = about['repeats']
     first = {s: figures_of[(s, 0)] for s in strategies}
+    repeats_of = {s: [r for (name, r) in figures_of if name == s] for s in strategies}
     sections = []
     for kind, title in (('pages', 'Harvest rate of pages against pages fetched (DWDBRM Fig. 2)'),
                         ('sites', 'Harvest rate of sites against pages fetched (DWDBRM Fig. 3)')):
-        curves = {s: _mean_curve([figures_of[(s, r)]['curves'][kind] for r in range(repeats)]) for s in strategies}
+        curves = {s: _mean_curve([figures_of[(s, r)]['curves'][kind] for r in repeats_of[s]]) for s in strategies}
         picture = plots.lines({s: (list(range(1, len(c) + 1)), c) for s, c in curves.items()},
                               f'{about["task"]}: {title.split(" (")[0].lower()}', 'pages fetched', 'harvest rate',
                               (0, 1.05))
         column = 1 if kind == 'pages' else 2
         table = report._table(['strategy', *(f'fifth {n}' for n in range(1, 6))],
                               [[s, *(report._rate(mean_and_sd([figures_of[(s, r)]['fifths'][n][column]
-                                                               for r in range(repeats)])[0])
+                                                               for r in repeats_of[s]])[0])
                                      for n in range(len(first[s]['fifths'])))] for s in strategies])
         sections.append(f'<h2>{html.escape(title)}</h2>\n{report.figure_html(title, picture)}\n{table}')
     for caption, picture in report.paper_plots({s: first[s] for s in strategies}):
         sections.append(f'<h2>{html.escape(caption)}</h2>\n{report.figure_html(caption, picture)}\n'
                         + _picture_table(caption, first))
     summary_table = report._table(['figure', 'column', *strategies],
-                                  summary_rows(summary, ranks, strategies, repeats))
+                                  summary_rows(summary, ranks, strategies))
     body = (report._table(['', ''], [['task', about['task']], ['web', about['web']],
                                      ['budget', f'{about["budget"]} pages, rounds of {about["round_size"]}'],
-                                     ['repeats', f'{repeats} (mean ± sd; plots: repeat 1, curves: mean)'],
+                                     ['repeats', f'{about["repeats"]} of each randomised strategy '
+                                                  '(mean ± sd; plots: repeat 1, curves: mean)'],
                                      ['strategies', ', '.join(strategies)]], header=False)
             + '\n<h2>Every figure, mean ± sd over the repeats</h2>\n'
             + f'<div id="summary">{summary_table}</div>\n' + '\n'.join(sections))
@@ -370,8 +381,8 @@ def run(args: argparse.Namespace) -> int:
             return CrawlSettings(**web.settings, strategy=run.strategy, strategy_params=params[run.strategy],
                                  budget=args.budget, round_size=args.round_size, random_seed=run.random_seed,
                                  fetch=FetchSettings(delay=0.0, proxy=server.proxy_url))
-        seconds = run_crawls(runs, settings_of, args.jobs)
-    rows, figures_of = evaluate_runs(runs, web.truth, args.budget, seconds)
+        done = run_crawls(runs, settings_of, web.truth, args.budget, args.jobs)
+    rows, figures_of = bench_rows(runs, done)
     summary, ranks = summarize_runs(rows, strategies)
     about = {'task': web.name, 'web': web.source, 'budget': args.budget, 'round_size': args.round_size,
              'repeats': args.repeats}
@@ -379,10 +390,11 @@ def run(args: argparse.Namespace) -> int:
     write_markdown(about, summary, ranks, strategies, out / 'bench.md')
     write_html(about, summary, ranks, strategies, figures_of, out / 'bench.html')
     width = max(map(len, strategies))
-    print('\nstrategy'.ljust(width + 2) + 'harvest  relevant pages  WL Accuracy  SSAPS P1  average rank')
+    print('\n' + 'strategy'.ljust(width + 2) + f'{"harvest":17}{"relevant pages":17}{"WL Accuracy":17}{"SSAPS P1":17}'
+          'average rank')
     for s in sorted(strategies, key=lambda s: ranks.get(s, float('inf'))):
-        print(f'{s:{width}}  {cell(summary["harvest_rate"][s], 1):7}  {cell(summary["relevant_pages"][s], 1):14}  '
-              f'{cell(summary["wl_accuracy"][s], 1):11}  {cell(summary["ssaps_p1"][s], 1):8}  '
+        print(f'{s:{width}}  {cell(summary["harvest_rate"][s]):15}  {cell(summary["relevant_pages"][s]):15}  '
+              f'{cell(summary["wl_accuracy"][s]):15}  {cell(summary["ssaps_p1"][s]):15}  '
               f'{ranks.get(s, float("nan")):.2f}')
     print(f'\nwrote {out / "bench.csv"}, {out / "bench.md"} and {out / "bench.html"} '
           f'({time.monotonic() - started:.0f} s)', file=sys.stdout)

@@ -25,6 +25,7 @@ from models.strategies.discovery import GIVE_UP_AFTER
 from pipelines import schema
 from pipelines.round import build_round, round_context
 from pipelines.state import CrawlDir, PendingRound, final_outcomes
+from runners.progress import RoundProgress
 from runners.ranks import metric_total, rank_round, read_ranking
 
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
@@ -79,8 +80,10 @@ class Choice:
 
 
 class Driver:
-    def __init__(self, crawl: CrawlDir, beam_args: list[str] | None = None, progress=print):
+    def __init__(self, crawl: CrawlDir, beam_args: list[str] | None = None, progress=print,
+                 progress_bar: bool | None = None):
         self.crawl = crawl
+        self.progress_bar = progress_bar  # None: a bar when stderr is a terminal
         self.settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
         self.beam_args = beam_args or self.settings.beam_args or DEFAULT_BEAM_ARGS
         self.progress = progress
@@ -223,9 +226,10 @@ class Driver:
                 pending.write_table('frontier', choice.frontier)
             selector_file = self.crawl.write_selector(number, choice.selector)
             started = time.monotonic()
-            result = build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings,
-                                 choice.discovered, choice.plan, count).run()
-            result.wait_until_finish()
+            with RoundProgress(number, count, self.progress, self.progress_bar) as watch:
+                result = build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings,
+                                     choice.discovered, choice.plan, count, watch.path).run()
+                result.wait_until_finish()
             pipeline_seconds = time.monotonic() - started
             started = time.monotonic()
             summary = self._summarize(pending)

@@ -21,18 +21,22 @@ class FetchHostBatchFn(beam.DoFn):
     carries its frontier row's depth, position and inherited value, which Score passes on.
     """
 
-    def __init__(self, policy: FetchPolicy, round_number: int):
+    def __init__(self, policy: FetchPolicy, round_number: int, progress_path: str | None = None):
         self.policy = policy
         self.round = round_number
+        self.progress_path = progress_path
         self.outcomes = {outcome: Metrics.counter(self.__class__, outcome) for outcome in OUTCOMES}
 
     def setup(self):
         self.fetcher = Fetcher(self.policy)
         self.fetched = 0
         self.last_report = time.monotonic()
+        self.progress = open(self.progress_path, 'ab', buffering=0) if self.progress_path else None
 
     def teardown(self):
         self.fetcher.close()
+        if self.progress:
+            self.progress.close()
 
     def process(self, host_batch):
         _, frontier_rows = host_batch
@@ -56,7 +60,13 @@ class FetchHostBatchFn(beam.DoFn):
             self._report_progress()
 
     def _report_progress(self):
-        """A line now and then on long rounds (DirectRunner shows it; cluster workers log it)."""
+        """A byte per URL to the driver's progress file (runners/progress.py) when it has one, and a
+        line now and then on long rounds (DirectRunner shows it; cluster workers log it)."""
+        if self.progress:
+            try:
+                self.progress.write(b'.')
+            except OSError:
+                self.progress = None  # a full disk, say: the display is not worth failing a fetch for
         self.fetched += 1
         if time.monotonic() - self.last_report >= PROGRESS_SECONDS:
             self.last_report = time.monotonic()
@@ -67,16 +77,17 @@ class Fetch(beam.PTransform):
     """Frontier rows -> {'log': a fetch-log row per attempt, 'pages': fetched HTML pages}."""
     LOG, PAGES = 'log', 'pages'
 
-    def __init__(self, policy: FetchPolicy, round_number: int):
+    def __init__(self, policy: FetchPolicy, round_number: int, progress_path: str | None = None):
         super().__init__()
         self.policy = policy
         self.round = round_number
+        self.progress_path = progress_path
 
     def expand(self, frontier):
         fetched = (frontier
                    | 'KeyByHost' >> beam.Map(lambda row: (host_of(row['url']), row))
                    | 'GroupByHost' >> beam.GroupByKey()
-                   | 'FetchHostBatch' >> beam.ParDo(FetchHostBatchFn(self.policy, self.round))
+                   | 'FetchHostBatch' >> beam.ParDo(FetchHostBatchFn(self.policy, self.round, self.progress_path))
                    .with_outputs(self.PAGES, main=self.LOG))
         return {self.LOG: fetched[self.LOG], self.PAGES: fetched[self.PAGES]}
 
