@@ -18,6 +18,7 @@ REQUIRED = [
     'requests==2.34.2',
     'scikit-learn==1.9.1',
     'scipy==1.17.1',
+    'selenium==4.51.0',  # reports checked in headless Chromium (runners/browser_check.py)
     'stopwordsiso==0.7.1',
     'tqdm==4.70.1',
     'warcio==1.8.1',

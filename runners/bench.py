@@ -17,7 +17,6 @@ import dataclasses
 import html
 import json
 import statistics
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -116,11 +115,7 @@ def open_bench_web(args: argparse.Namespace) -> Web:
         if not args.task:
             raise CommandError(f'--web needs --task: one of {", ".join(_task_names(args.web)) or "none found"}')
         task_path = Path(args.task) if args.task.endswith('.yaml') else Path(args.web) / 'tasks' / f'{args.task}.yaml'
-        task = report.load_task(task_path, args.web)
-        truth = report.load_truth(args.web, task.relevant_column)
-        return Web(task.topic.name or task.label, open_web(args.web),
-                   {'topic': task.topic, 'seeds': list(task.topic.seeds), 'task': task.summary()}, truth,
-                   f'{args.web} (task {task_path.name})')
+        return sandbox_web(args.web, task_path)
     missing = [f'--{name}' for name in ('labels', 'seeds', 'topic') if not getattr(args, name)]
     if missing:
         raise CommandError(f'--warc needs {", ".join(missing)}: the labels judge the crawls, the seeds and topic '
@@ -134,6 +129,15 @@ def open_bench_web(args: argparse.Namespace) -> Web:
         raise CommandError(f'{args.labels}: {error}') from None
     return Web(topic.name, open_warcs(args.warc, progress=True), {'topic': topic, 'seeds': seeds, 'task': None},
                truth, ', '.join(map(str, args.warc)))
+
+
+def sandbox_web(web_dir: str | Path, task_path: Path) -> Web:
+    """A sandbox web and one of its tasks: the topic and seeds, judged by the web's labels."""
+    task = report.load_task(task_path, web_dir)
+    truth = report.load_truth(web_dir, task.relevant_column)
+    return Web(task.topic.name or task.label, open_web(web_dir),
+               {'topic': task.topic, 'seeds': list(task.topic.seeds), 'task': task.summary()}, truth,
+               f'{web_dir} (task {task_path.name})')
 
 
 def _task_names(web_dir) -> list[str]:
@@ -366,29 +370,44 @@ def _picture_table(caption: str, first: dict) -> str:
                           for s, f in first.items() for row in f['operators']])
 
 
-def run(args: argparse.Namespace) -> int:
-    started = time.monotonic()
-    strategies = chosen_strategies(args.strategies)
-    params = strategy_params(args.param or [], strategies)
-    web = open_bench_web(args)
-    out = Path(args.out or f'bench-{web.name}')
+@dataclasses.dataclass
+class BenchOptions:
+    strategies: list[str]
+    params: dict[str, dict]
+    budget: int
+    round_size: int
+    repeats: int = 1
+    jobs: int = 1
+
+
+def run_bench(web: Web, options: BenchOptions, out: Path) -> dict[str, dict]:
+    """Crawl, judge and write bench.csv, bench.md and bench.html into `out`; returns each strategy's
+    first crawl directory and figures ({strategy: {'crawl_dir', 'figures', 'rank'}})."""
     out.mkdir(parents=True, exist_ok=True)
-    runs = planned_runs(strategies, args.repeats, out)
-    print(f'bench of {len(strategies)} strategies x {args.repeats} repeat(s) on {web.source}: budget {args.budget}, '
-          f'rounds of {args.round_size}; {len({r.path for r in runs})} crawls into {out}/crawls', flush=True)
+    runs = planned_runs(options.strategies, options.repeats, out)
+    print(f'bench of {len(options.strategies)} strategies on {web.source}: budget {options.budget}, rounds of '
+          f'{options.round_size}, {options.repeats} repeat(s) of the randomised ones; {len(runs)} crawls into '
+          f'{out}/crawls', flush=True)
     with SandboxServer(*web.archive_and_index) as server:
         def settings_of(run: Run) -> CrawlSettings:
-            return CrawlSettings(**web.settings, strategy=run.strategy, strategy_params=params[run.strategy],
-                                 budget=args.budget, round_size=args.round_size, random_seed=run.random_seed,
+            return CrawlSettings(**web.settings, strategy=run.strategy, strategy_params=options.params[run.strategy],
+                                 budget=options.budget, round_size=options.round_size, random_seed=run.random_seed,
                                  fetch=FetchSettings(delay=0.0, proxy=server.proxy_url))
-        done = run_crawls(runs, settings_of, web.truth, args.budget, args.jobs)
+        done = run_crawls(runs, settings_of, web.truth, options.budget, options.jobs)
     rows, figures_of = bench_rows(runs, done)
-    summary, ranks = summarize_runs(rows, strategies)
-    about = {'task': web.name, 'web': web.source, 'budget': args.budget, 'round_size': args.round_size,
-             'repeats': args.repeats}
+    summary, ranks = summarize_runs(rows, options.strategies)
+    about = {'task': web.name, 'web': web.source, 'budget': options.budget, 'round_size': options.round_size,
+             'repeats': options.repeats}
     write_csv(rows, web.name, out / 'bench.csv')
-    write_markdown(about, summary, ranks, strategies, out / 'bench.md')
-    write_html(about, summary, ranks, strategies, figures_of, out / 'bench.html')
+    write_markdown(about, summary, ranks, options.strategies, out / 'bench.md')
+    write_html(about, summary, ranks, options.strategies, figures_of, out / 'bench.html')
+    print_table(summary, ranks, options.strategies)
+    return {run.strategy: {'crawl_dir': run.path, 'figures': figures_of[(run.strategy, 0)],
+                           'rank': ranks.get(run.strategy)} for run in runs if run.repeat == 0}
+
+
+def print_table(summary: dict, ranks: dict, strategies: list[str]) -> None:
+    """The headline figures, best average rank first."""
     width = max(map(len, strategies))
     print('\n' + 'strategy'.ljust(width + 2) + f'{"harvest":17}{"relevant pages":17}{"WL Accuracy":17}{"SSAPS P1":17}'
           'average rank')
@@ -396,8 +415,18 @@ def run(args: argparse.Namespace) -> int:
         print(f'{s:{width}}  {cell(summary["harvest_rate"][s]):15}  {cell(summary["relevant_pages"][s]):15}  '
               f'{cell(summary["wl_accuracy"][s]):15}  {cell(summary["ssaps_p1"][s]):15}  '
               f'{ranks.get(s, float("nan")):.2f}')
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    strategies = chosen_strategies(args.strategies)
+    options = BenchOptions(strategies, strategy_params(args.param or [], strategies), args.budget, args.round_size,
+                           args.repeats, args.jobs)
+    web = open_bench_web(args)
+    out = Path(args.out or f'bench-{web.name}')
+    run_bench(web, options, out)
     print(f'\nwrote {out / "bench.csv"}, {out / "bench.md"} and {out / "bench.html"} '
-          f'({time.monotonic() - started:.0f} s)', file=sys.stdout)
+          f'({time.monotonic() - started:.0f} s)')
     return 0
 
 
