@@ -1,4 +1,5 @@
 import base64
+import collections
 import datetime
 import json
 import re
@@ -8,7 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from models.settings import CrawlSettings
+from models.topic import topic_from_dict
 from pipelines.state import CrawlDir
+from runners.cli import main
 from runners.report import ReportError, format_summary, write_report
 
 LABELS = pa.table({
@@ -30,14 +34,15 @@ def at(minute):
     return datetime.datetime(2025, 3, 1, 8, minute, tzinfo=datetime.timezone.utc)
 
 
-def page(round_number, url, minute, relevance, title):
+def page(round_number, url, minute, relevance, title, terms=('房价',), relevant=False):
     return {'round': round_number, 'url': url, 'final_url': url, 'host': url.split('/')[2],
-            'title': title, 'text': '房价', 'relevance': relevance, 'fetched_at': at(minute)}
+            'title': title, 'text': '房价', 'relevance': relevance, 'relevant': relevant, 'fetched_at': at(minute),
+            'terms': list(terms), 'term_counts': [1] * len(terms)}
 
 
-def attempt(round_number, url, outcome, number=1, status=200):
+def attempt(round_number, url, outcome, number=1, status=200, minute=0):
     return {'round': round_number, 'url': url, 'attempt': number, 'outcome': outcome,
-            'http_status': status, 'started_at': at(0)}
+            'http_status': status, 'started_at': at(minute)}
 
 
 def commit_round(crawl, number, frontier, log, pages):
@@ -48,27 +53,36 @@ def commit_round(crawl, number, frontier, log, pages):
     pending.write_table('pages', pages)
     pending.write_table('links', [{'round': number, 'url': pages[0]['url'], 'dst': u,
                                    'anchor': 'a', 'block': 'content'} for u in frontier])
+    documents = collections.Counter(t for r in crawl.committed_rounds() for row in crawl.read_table('pages', r)
+                                    .to_pylist() for t in row['terms'])
+    documents.update(t for row in pages for t in row['terms'])
+    pending.write_table('term_stats', [{'round': number, 'term': t, 'documents': n} for t, n in documents.items()])
     pending.commit()
+
+
+def settings(**given) -> dict:
+    topic = topic_from_dict(TASK)
+    return CrawlSettings(topic=topic, seeds=topic.seeds, strategy='best-first', round_size=4, **given).to_dict()
 
 
 @pytest.fixture
 def crawl_dir(tmp_path):
-    crawl = CrawlDir.create(str(tmp_path / 'crawl'), {'strategy': 'best-first', 'round_size': 4})
+    crawl = CrawlDir.create(str(tmp_path / 'crawl'), settings())
     commit_round(crawl, 1, ['http://house.test/', 'http://sport.test/', 'http://house.test/print/a'],
-                 [attempt(1, 'http://house.test/', 'ok'), attempt(1, 'http://sport.test/', 'ok'),
-                  attempt(1, 'http://house.test/print/a', 'robots_disallowed', status=None)],
-                 [page(1, 'http://sport.test/', 2, 0.1, 'Sport home'),
-                  page(1, 'http://house.test/', 1, 0.4, 'House home')])
+                 [attempt(1, 'http://house.test/', 'ok', minute=1), attempt(1, 'http://sport.test/', 'ok', minute=2),
+                  attempt(1, 'http://house.test/print/a', 'robots_disallowed', status=None, minute=3)],
+                 [page(1, 'http://sport.test/', 2, 0.1, 'Sport home', terms=('比赛',)),
+                  page(1, 'http://house.test/', 1, 0.4, 'House home', relevant=True)])
     commit_round(crawl, 2, ['http://house.test/a', 'http://sport.test/x', 'http://portal.test/house/1',
                             'http://house.test/b'],
-                 [attempt(2, 'http://house.test/a', 'ok'),
-                  attempt(2, 'http://sport.test/x', 'http_5xx', 1, 503),
-                  attempt(2, 'http://sport.test/x', 'ok', 2, 200),
-                  attempt(2, 'http://portal.test/house/1', 'ok'),
-                  attempt(2, 'http://house.test/b', 'timeout', status=None)],
-                 [page(2, 'http://house.test/a', 5, 0.9, '楼市 <新政>'),
-                  page(2, 'http://sport.test/x', 6, 0.2, 'Match'),
-                  page(2, 'http://portal.test/house/1', 7, 0.7, 'Portal house')])
+                 [attempt(2, 'http://house.test/a', 'ok', minute=4),
+                  attempt(2, 'http://sport.test/x', 'http_5xx', 1, 503, minute=5),
+                  attempt(2, 'http://sport.test/x', 'ok', 2, 200, minute=6),
+                  attempt(2, 'http://portal.test/house/1', 'ok', minute=7),
+                  attempt(2, 'http://house.test/b', 'timeout', status=None, minute=8)],
+                 [page(2, 'http://house.test/a', 5, 0.9, '楼市 <新政>', terms=('房价', '楼市'), relevant=True),
+                  page(2, 'http://sport.test/x', 6, 0.2, 'Match', terms=('比赛',)),
+                  page(2, 'http://portal.test/house/1', 7, 0.7, 'Portal house', relevant=True)])
     return tmp_path / 'crawl'
 
 
@@ -98,7 +112,7 @@ def test_report_files_and_figures(crawl_dir, web_dir, tmp_path):
     assert 'http_5xx' not in page_html
     assert '楼市 &lt;新政&gt;' in page_html                  # titles are escaped
 
-    summary = json.loads((tmp_path / 'out' / 'summary.json').read_text(encoding='utf-8'))
+    summary = json.loads((tmp_path / 'out' / 'evaluation.json').read_text(encoding='utf-8'))
     # fetch order: house.test/, sport.test/, house.test/a, sport.test/x, portal.test/house/1
     assert (summary['pages'], summary['relevant_pages']) == (5, 2)
     assert summary['harvest_rate'] == pytest.approx(0.4)
@@ -127,21 +141,21 @@ def test_the_budget_comes_from_crawl_json_or_the_caller_but_not_beyond_the_pages
     config = json.loads((crawl_dir / 'crawl.json').read_text())
     (crawl_dir / 'crawl.json').write_text(json.dumps({**config, 'budget': 3}))
     write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'a')
-    assert json.loads((tmp_path / 'a' / 'summary.json').read_text())['budget'] == 3
+    assert json.loads((tmp_path / 'a' / 'evaluation.json').read_text())['budget'] == 3
     (crawl_dir / 'crawl.json').write_text(json.dumps({**config, 'budget': 1000}))
     write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'c')
-    summary = json.loads((tmp_path / 'c' / 'summary.json').read_text())
+    summary = json.loads((tmp_path / 'c' / 'evaluation.json').read_text())
     assert summary['budget'] == summary['pages'] and None not in summary['fifths'][-1]
     write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'b', budget=5)
-    assert json.loads((tmp_path / 'b' / 'summary.json').read_text())['budget'] == 5
+    assert json.loads((tmp_path / 'b' / 'evaluation.json').read_text())['budget'] == 5
 
 
-def test_a_crawl_json_without_strategy_or_rounds_still_reports(tmp_path, web_dir):
-    CrawlDir.create(str(tmp_path / 'empty'), {})
+def test_a_crawl_with_no_round_committed_reports_no_pages(tmp_path, web_dir):
+    CrawlDir.create(str(tmp_path / 'empty'), settings())
     page_html = write_report(tmp_path / 'empty', web_dir, web_dir / 'tasks' / 'house.yaml',
                              tmp_path / 'out').read_text(encoding='utf-8')
-    assert 'not recorded in crawl.json' in page_html
-    assert json.loads((tmp_path / 'out' / 'summary.json').read_text())['pages'] == 0
+    assert '<td>rounds committed</td><td>0</td>' in page_html
+    assert json.loads((tmp_path / 'out' / 'evaluation.json').read_text())['pages'] == 0
 
 
 def test_missing_inputs_are_clear_errors(crawl_dir, web_dir, tmp_path):
@@ -175,3 +189,58 @@ def test_format_summary():
     ]
     unreached = {**summary, 'fifths': [(40, 0.71, 0.5), (80, None, None)]}
     assert format_summary(unreached).endswith('0.71 n/a')
+
+
+def test_the_papers_figures_of_a_crawl(crawl_dir, web_dir, tmp_path):
+    write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'out')
+    figures = json.loads((tmp_path / 'out' / 'evaluation.json').read_text(encoding='utf-8'))
+    # DWDBRM's counting: requests in order (the robots refusal is none; sport.test/x's retry is one request);
+    # sites are root URLs: house.test/ and sport.test/, neither labelled relevant
+    assert figures['paper_fifths'] == [[1, 0.0, 0.0], [2, 0.0, 0.0], [3, pytest.approx(1 / 3), 0.0],
+                                       [4, 0.25, 0.0], [5, 0.4, 0.0]]
+    assert figures['judgment'] == {'judged': 3, 'labelled': 2, 'agree': 2, 'precision': pytest.approx(2 / 3),
+                                   'recall': 1.0}
+    # DTH: 房价 returns house.test/, house.test/a and the portal page (2 relevant), 楼市 house.test/a
+    assert figures['dth']['query_precision'] == {'queries': 2, 'answered': 2, 'returned': 4, 'relevant': 3,
+                                                 'precision': 0.75}
+    assert figures['dth']['tunnels'] is None and figures['ranking'] is None  # not a dth crawl; never ranked
+    assert [s['pages'] for s in figures['ssaps']['segments']] == [1, 2, 3, 4, 5]
+    assert [s['relevant_labels'] for s in figures['ssaps']['segments']] == [0, 0, 1, 1, 2]
+    assert [c['dp'] for c in figures['wl']['checkpoints']] == [1, 2, 3, 5]  # WL's 1/15, 1/3, 2/3, 1 of 5 pages
+    assert figures['wl']['checkpoints'][-1]['accuracy_labels'] == 0.4
+
+
+def write_csv(path, header, rows):
+    path.write_text('\n'.join([header, *rows]) + '\n', encoding='utf-8')
+    return str(path)
+
+
+def test_focal_evaluate_judges_by_csv_labels(crawl_dir, tmp_path, capsys):
+    labels = write_csv(tmp_path / 'labels.csv', 'url,label', [
+        'http://house.test/a,房产', 'http://portal.test/house/1,房产', 'http://house.test/,首页', 'http://sport.test/x,体育'])
+    assert main(['evaluate', str(crawl_dir), '--labels', labels, '--relevant-column', 'label',
+                 '--relevant-value', '房产']) == 0
+    output = capsys.readouterr().out
+    assert 'best-first: 5 pages (4 labelled), 2 relevant: harvest 0.40' in output
+    assert 'precision 0.67, recall 1.00 against the labels' in output
+    figures = json.loads((crawl_dir / 'report' / 'evaluation.json').read_text(encoding='utf-8'))
+    assert (figures['relevant_pages'], figures['labelled_pages'], figures['relevant_column']) == (2, 4, 'label = 房产')
+    assert (crawl_dir / 'report' / 'report.html').is_file()
+    # a yes/no column, the default name 'relevant', another output directory
+    labels = write_csv(tmp_path / 'yes_no.csv', 'url,relevant', ['http://house.test/a,yes', 'http://sport.test/,no'])
+    assert main(['evaluate', str(crawl_dir), '--labels', labels, '--out', str(tmp_path / 'elsewhere')]) == 0
+    assert json.loads((tmp_path / 'elsewhere' / 'evaluation.json').read_text())['relevant_pages'] == 1
+
+
+def test_focal_evaluate_says_what_is_wrong_with_the_labels(crawl_dir, tmp_path, capsys):
+    elsewhere = write_csv(tmp_path / 'other.csv', 'url,relevant', ['http://other.test/1,1', 'http://other.test/2,0'])
+    assert main(['evaluate', str(crawl_dir), '--labels', elsewhere]) == 2
+    error = capsys.readouterr().err
+    assert 'none of the 5 crawled URLs is in the labels (2 labelled URLs)' in error
+    assert 'http://house.test/' in error and 'http://other.test/1' in error  # both sides shown
+    assert main(['evaluate', str(crawl_dir), '--labels', elsewhere, '--relevant-column', 'score']) == 2
+    assert 'no score column' in capsys.readouterr().err
+    assert main(['evaluate', str(crawl_dir), '--labels', str(tmp_path / 'missing.csv')]) == 2
+    assert 'no labels file' in capsys.readouterr().err
+    assert main(['evaluate', str(tmp_path / 'nowhere'), '--labels', elsewhere]) == 2
+    assert 'not a crawl directory' in capsys.readouterr().err
