@@ -408,7 +408,7 @@ def run_bench(web: Web, options: BenchOptions, out: Path) -> dict[str, dict]:
 
 def print_table(summary: dict, ranks: dict, strategies: list[str]) -> None:
     """The headline figures, best average rank first."""
-    width = max(map(len, strategies))
+    width = max(len('strategy'), *map(len, strategies))
     print('\n' + 'strategy'.ljust(width + 2) + f'{"harvest":17}{"relevant pages":17}{"WL Accuracy":17}{"SSAPS P1":17}'
           'average rank')
     for s in sorted(strategies, key=lambda s: ranks.get(s, float('inf'))):

@@ -12,6 +12,8 @@ import yaml
 from models.settings import CrawlSettings
 from models.topic import topic_from_dict
 from pipelines.state import CrawlDir
+from runners import plots
+from runners.browser_check import BrowserUnavailable, check_page
 from runners.cli import main
 from runners.report import ReportError, format_summary, write_report
 
@@ -244,3 +246,38 @@ def test_focal_evaluate_says_what_is_wrong_with_the_labels(crawl_dir, tmp_path, 
     assert 'no labels file' in capsys.readouterr().err
     assert main(['evaluate', str(tmp_path / 'nowhere'), '--labels', elsewhere]) == 2
     assert 'not a crawl directory' in capsys.readouterr().err
+
+
+def browser_check(page):
+    try:
+        return check_page(page)
+    except BrowserUnavailable as error:
+        pytest.skip(str(error))
+
+
+def test_the_report_loads_in_a_browser_with_its_plots_and_figures(crawl_dir, web_dir, tmp_path):
+    seen = browser_check(write_report(crawl_dir, web_dir, web_dir / 'tasks' / 'house.yaml', tmp_path / 'out'))
+    assert seen.title == 'Focal crawl report: 房产'
+    assert seen.problems() == []
+    assert len(seen.images) == 4  # harvest; WL Accuracy; SSAPS relevant pages and information
+    figures = json.loads((tmp_path / 'out' / 'evaluation.json').read_text(encoding='utf-8'))
+    summary = next(t for t in seen.tables if t[0] == ['figure', 'value'])
+    assert ['harvest rate (pages)', f'{figures["harvest_rate"]:.2f}'] in summary
+    assert ['relevant pages', str(figures['relevant_pages'])] in summary
+    wl = next(t for t in seen.tables if t[0][:2] == ['DP', 'LP'])
+    assert [row[0] for row in wl[1:]] == [str(c['dp']) for c in figures['wl']['checkpoints']]
+
+
+def test_the_browser_check_finds_what_a_reader_would_miss(tmp_path):
+    blank = plots.new_figure()
+    image = base64.b64encode(plots.png(blank)).decode()
+    (tmp_path / 'broken.html').write_text(
+        '<!DOCTYPE html><html><head><title>broken</title></head><body>'
+        f'<img alt="blank" src="data:image/png;base64,{image}"><img alt="broken" src="data:image/png;base64,AAAA">'
+        '<script>undefinedFunction();</script><table><tr><td>1.5</td></tr></table></body></html>')
+    seen = browser_check(tmp_path / 'broken.html')
+    problems = seen.problems()
+    assert any(p.startswith('console: ') and 'undefinedFunction' in p for p in problems)
+    assert any(p.startswith('image "blank" is blank') for p in problems)
+    assert any(p.startswith('image "broken" does not decode') for p in problems)
+    assert seen.cells() == {'1.5'}
