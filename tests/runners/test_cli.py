@@ -72,10 +72,14 @@ def test_bad_arguments_are_usage_errors(capsys):
     assert exit_info.value.code == 2 and 'must be 1 or more' in capsys.readouterr().err
 
 
-def test_demo_crawls_the_sandbox_and_writes_a_report(tmp_path, capsys, news_web_dir):
+def test_demo_benches_the_sandbox_and_checks_its_reports(tmp_path, capsys, news_web_dir):
     (tmp_path / 'web-thucnews').symlink_to(news_web_dir)  # the demo reuses a web built before
-    assert main(['demo', '--workdir', str(tmp_path), '--budget', '60', '--round-size', '30']) == 0
+    assert main(['demo', '--workdir', str(tmp_path), '--strategies', 'best-first,ssaps', '--budget', '12',
+                 '--round-size', '10', '--jobs', '1']) == 0
     out = capsys.readouterr().out
-    assert '(built before)' in out and 'round 2: fetched 30' in out and 'harvest rate' in out
-    report = tmp_path / 'crawl-房产-best-first' / 'report' / 'report.html'
+    assert '(built before)' in out and '[ssaps-r0] round 2: fetched 7' in out and 'harvest rate' in out
+    report = tmp_path / 'bench-房产' / 'crawls' / 'best-first-r0' / 'report' / 'report.html'
     assert report.exists() and 'data:image/png;base64,' in report.read_text(encoding='utf-8')
+    assert (tmp_path / 'bench-房产' / 'bench.html').exists()
+    checks = [line for line in out.splitlines() if 'headless Chromium' in line or 'not checked in a browser' in line]
+    assert len(checks) == 2 and not any('PROBLEMS' in line for line in checks)
