@@ -28,16 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from crawl_strategies import crawl
-from models.relevance import TopicRelevance
 from models.settings import CrawlSettings
 from models.strategies import make_strategy
-from models.termstats import TermStats
 from models.topic import load_task
-from pipelines.round import round_context
 from pipelines.state import CrawlDir
+from runners.evaluate import evaluate_crawl
 from runners.report import load_truth
 from sandbox.build import ensure_web
 
@@ -49,82 +45,41 @@ SWEEP = {'ssaps': [{'delta': d, 'gamma': g} for d in (0.1, 0.3, 0.6, 1.0) for g 
          'wl': [{'min_link_relevance': r} for r in (0.05, 0.1, 0.2)]}
 
 
-def rescored(crawl_dir: CrawlDir, kind: str) -> tuple[np.ndarray, float]:
-    """Every page's relevance of `kind` with the crawl's final statistics, in fetch order, and the
-    calibrated threshold of the strategy that uses that relevance."""
-    pages = crawl_dir.read_table('pages', columns=['terms', 'term_counts'])
-    last = crawl_dir.last_committed_round()
-    stats_table = crawl_dir.read_table('term_stats', last, columns=['term', 'documents'])
-    documents = sum(crawl_dir.manifest(r)['tables'].get('pages', {}).get('rows', 0)
-                    for r in crawl_dir.committed_rounds())
-    stats = TermStats(documents, collections.Counter(dict(zip(stats_table['term'].to_pylist(),
-                                                              stats_table['documents'].to_pylist()))))
-    settings = CrawlSettings.from_dict(crawl_dir.config)
-    relevance = TopicRelevance(settings.topic, stats)
-    values = np.array([relevance([t for t, n in zip(terms, counts) for _ in range(n)], kind)
-                       for terms, counts in zip(pages['terms'].to_pylist(), pages['term_counts'].to_pylist())])
-    judge = make_strategy({'vsm': 'shark', 'wl-eq4': 'wl', 'dth-eq1': 'dth'}[kind])
-    judge.prepare(round_context(crawl_dir, settings, last + 1))
-    return values, judge.threshold
-
-
-def checkpoints(budget: int, parts: int) -> list[int]:
-    return [budget * k // parts for k in range(1, parts + 1)]
-
-
-def wl_measures(values: np.ndarray, beta: float, dp: int) -> str:
-    """Accuracy / ARDP / SDDP (ARLP, SDLP) over the first dp pages (WL eq. 8-12)."""
-    part = values[:dp]
-    if not len(part):
-        return 'n/a'
-    lp = part[part >= beta]
-    arlp = f' ARLP {lp.mean():.3f} SDLP {lp.std():.3f}' if len(lp) else ''
-    return f'Acc {len(lp) / len(part):.3f} ARDP {part.mean():.3f} SDDP {part.std():.3f}{arlp}'
-
-
-def judgment(crawl_dir: CrawlDir, truth) -> str:
-    pages = crawl_dir.read_table('pages', columns=['final_url', 'relevant'])
-    judged = np.array(pages['relevant'].to_pylist(), dtype=bool)
-    true = np.array([truth.is_relevant(url) for url in pages['final_url'].to_pylist()], dtype=bool)
-    hit = (judged & true).sum()
-    return (f'judged relevant {judged.sum()} of {len(judged)}: precision {hit / max(1, judged.sum()):.2f}, '
-            f'recall {hit / max(1, true.sum()):.2f} (labels: {true.sum()} relevant)')
-
-
-def report(name: str, crawl_dir: CrawlDir, summary: dict, truth, budget: int) -> dict:
-    fifths = ' '.join(f'{p:.2f}' if p is not None else 'n/a' for _, p, _ in summary['fifths'])
-    print(f'  {name:12s} harvest {summary["harvest_rate"]:.3f} by fifth {fifths}; relevant pages '
-          f'{summary["relevant_pages"]}, relevant sites {summary["relevant_sites"]} of {summary["sites"]}')
-    print(f'  {"":12s} {judgment(crawl_dir, truth)}')
-    wl_values, beta = rescored(crawl_dir, 'wl-eq4')
-    print(f'  {"":12s} WL eq. 4 (beta {beta:.3f}): ' + ' | '.join(
-        f'DP {dp}: {wl_measures(wl_values, beta, dp)}' for dp in checkpoints(len(wl_values), 4)))
-    vsm_values, threshold = rescored(crawl_dir, 'vsm')
-    tenths = checkpoints(len(vsm_values), 10)
-    relevant = [int((vsm_values[:end] >= threshold).sum()) for end in tenths]
-    info = [float(vsm_values[:end].sum()) for end in tenths]
-    print(f'  {"":12s} SSAPS eq. 6 P1 by tenth {" ".join(map(str, relevant))} (P1/P2 {relevant[-1] / len(vsm_values):.3f}); '
-          f'eq. 7 info {" ".join(f"{v:.2f}" for v in info)} (threshold {threshold:.4f})')
-    if name.startswith('dth'):
-        pages = crawl_dir.read_table('pages', columns=['relevant', 'inherited'])
-        lengths = collections.Counter(int(crossed) for relevant, crossed in zip(pages['relevant'].to_pylist(),
-                                                                                  pages['inherited'].to_pylist())
-                                      if relevant and crossed)
-        print(f'  {"":12s} DTH tunnels ending on a relevant page: {sum(lengths.values())}; length histogram '
-              + (', '.join(f'{k}: {v}' for k, v in sorted(lengths.items())) or 'none'))
+def report(name: str, crawl_dir: CrawlDir, truth, budget: int) -> dict:
+    """Print one crawl's figures (runners/evaluate.py) and return the ones the orderings compare."""
+    figures = evaluate_crawl(crawl_dir, truth, budget)
+    rate = lambda value: 'n/a' if value is None else f'{value:.2f}'  # noqa: E731
+    print(f'  {name:12s} harvest {figures["harvest_rate"]:.3f} by fifth '
+          f'{" ".join(rate(p) for _, p, _ in figures["fifths"])}; relevant pages {figures["relevant_pages"]}, '
+          f'relevant sites {figures["relevant_sites"]} of {figures["sites"]}')
+    judged = figures['judgment']
+    print(f'  {"":12s} judged relevant {judged["judged"]} of {figures["pages"]}: precision {rate(judged["precision"])}, '
+          f'recall {rate(judged["recall"])} (labels: {judged["labelled"]} relevant)')
+    wl = figures['wl']
+    print(f'  {"":12s} WL eq. 4 (beta {wl["beta"]:.3f}): ' + ' | '.join(
+        f'DP {c["dp"]}: Acc {c["accuracy"]:.3f} ARDP {c["ardp"]:.3f} SDDP {c["sddp"]:.3f}'
+        + (f' ARLP {c["arlp"]:.3f} SDLP {c["sdlp"]:.3f}' if c['arlp'] is not None else '')
+        for c in wl['checkpoints']))
+    ssaps = figures['ssaps']
+    relevant = ' '.join(str(segment['relevant']) for segment in ssaps['segments'])
+    information = ' '.join(f'{segment["information"]:.2f}' for segment in ssaps['segments'])
+    print(f'  {"":12s} SSAPS eq. 6 P1 by tenth {relevant} (P1/P2 {ssaps["p1_share"]:.3f}); eq. 7 info {information} '
+          f'(threshold {ssaps["threshold"]:.4f})')
+    if figures['dth']['tunnels'] is not None:
+        tunnels = figures['dth']['tunnels']
+        print(f'  {"":12s} DTH tunnels ending on a relevant page: {sum(tunnels.values())}; length histogram '
+              + (', '.join(f'{k}: {v}' for k, v in tunnels.items()) or 'none'))
     if name.startswith('wl'):
-        pages = crawl_dir.read_table('pages', columns=['relevance', 'inherited'])
+        pages = crawl_dir.read_table('pages', columns=['final_url', 'relevance', 'inherited'])
         strategy = make_strategy('wl')
-        energies = [strategy.energy(r, a) for r, a in zip(pages['relevance'].to_pylist(), pages['inherited'].to_pylist())]
         threshold = CrawlSettings.from_dict(crawl_dir.config).strategy_params['min_link_relevance']
-        queued = [e >= threshold for e in energies]
-        urls = crawl_dir.read_table('pages', columns=['final_url'])['final_url'].to_pylist()
-        labelled = sum(truth.is_relevant(url) for url, q in zip(urls, queued) if q)
-        print(f'  {"":12s} WL\'s own DP (pages with R(l) >= {threshold}): {sum(queued)} of {len(energies)} fetched, '
+        queued = [strategy.energy(r, a) >= threshold for r, a in zip(pages['relevance'].to_pylist(),
+                                                                     pages['inherited'].to_pylist())]
+        labelled = sum(truth.is_relevant(url) for url, q in zip(pages['final_url'].to_pylist(), queued) if q)
+        print(f'  {"":12s} WL\'s own DP (pages with R(l) >= {threshold}): {sum(queued)} of {len(queued)} fetched, '
               f'{labelled} of them relevant by the labels ({labelled / max(1, sum(queued)):.2f})')
-    return {'relevant_pages': summary['relevant_pages'], 'harvest': summary['harvest_rate'],
-            'accuracy': float((wl_values >= beta).mean()) if len(wl_values) else 0.0,
-            'p1': relevant[-1], 'info': info[-1]}
+    return {'relevant_pages': figures['relevant_pages'], 'harvest': figures['harvest_rate'],
+            'accuracy': wl['checkpoints'][-1]['accuracy'], 'p1': ssaps['p1'], 'info': ssaps['information']}
 
 
 def ratio(a: float, b: float) -> str:
@@ -168,9 +123,9 @@ def main():
                     name = strategy if len(seeds) == 1 or strategy != 'wl' else f'{strategy}#{seed}'
                     started = time.monotonic()
                     directory = out / f'{corpus}-{task_name[:-5]}-{name}'
-                    summary = crawl(web_dir, task_name, strategy, args.budget, args.round_size, directory,
-                                    params.get(strategy), random_seed=seed)
-                    results[name] = report(name, CrawlDir.open(str(directory)), summary, truth, args.budget)
+                    crawl(web_dir, task_name, strategy, args.budget, args.round_size, directory,
+                          params.get(strategy), random_seed=seed)
+                    results[name] = report(name, CrawlDir.open(str(directory)), truth, args.budget)
                     print(f'  {"":12s} ({time.monotonic() - started:.0f} s)', flush=True)
             for name, figures in results.items():
                 totals[name.split('#')[0]].append(figures)
