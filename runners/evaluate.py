@@ -41,6 +41,13 @@ def pages_in_fetch_order(crawl: CrawlDir) -> pa.Table:
     return pages.take(pa.array(sorted(first.values()), pa.int64()))
 
 
+def labelled_urls(pages: pa.Table, truth: GroundTruth) -> list[str]:
+    """Each page's URL as the labels name it: as requested, else where its redirects ended (labels of
+    a real web often hold the final https:// or canonical URL)."""
+    return [final if not truth.is_labelled(url) and truth.is_labelled(final) else url
+            for url, final in zip(pages['url'].to_pylist(), pages['final_url'].to_pylist())]
+
+
 def requested_in_order(crawl: CrawlDir) -> list[str]:
     """Every URL requested, in order, once per request (a URL requested in two rounds counts twice);
     a refusal before any request (robots.txt, address policy) is a first attempt that is not counted."""
@@ -127,7 +134,7 @@ def evaluate_crawl(crawl: CrawlDir, truth: GroundTruth, budget: int | None = Non
     """
     settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
     pages = pages_in_fetch_order(crawl)
-    urls = pages['url'].to_pylist()
+    urls = labelled_urls(pages, truth)
     matched = check_labels_match(urls, truth)
     budget = min(filter(None, (budget or crawl.config.get('budget'), len(urls))), default=None)
     harvest = evaluation.summarize(urls, truth, budget)

@@ -18,7 +18,7 @@ from models.evaluation import EvaluationError, GroundTruth
 from models.topic import Task, TopicError, load_task as load_task_file
 from pipelines.state import CrawlDir, StateError
 from runners import plots
-from runners.evaluate import evaluate_crawl
+from runners.evaluate import evaluate_crawl, labelled_urls
 
 TOP_PAGES = 20
 
@@ -54,19 +54,19 @@ def load_truth(web_dir: str | Path, relevant_column: str) -> GroundTruth:
 
 def top_pages(pages: pa.Table, truth: GroundTruth, n: int = TOP_PAGES) -> list[dict]:
     """The crawl's n most relevant pages by its own relevance score, with the labels' verdict."""
-    ranked = pages.select(['url', 'title', 'relevance']).sort_by([('relevance', 'descending')])
+    ranked = pages.select(['url', 'labelled_url', 'title', 'relevance']).sort_by([('relevance', 'descending')])
     chosen = {}
     for row in ranked.to_pylist():
         if len(chosen) == n:
             break
-        chosen.setdefault(row['url'], {**row, 'relevant': truth.is_relevant(row['url'])})
+        chosen.setdefault(row['url'], {**row, 'relevant': truth.is_relevant(row['labelled_url'])})
     return list(chosen.values())
 
 
 def round_counts(crawl: CrawlDir, pages: pa.Table, truth: GroundTruth) -> list[dict]:
     """Per committed round: rows of each table (from the manifests) and relevant pages."""
     relevant = collections.Counter(r for r, url in zip(pages.column('round').to_pylist(),
-                                                       pages.column('url').to_pylist())
+                                                       pages.column('labelled_url').to_pylist())
                                    if truth.is_relevant(url))
     counts = []
     for number in crawl.committed_rounds():
@@ -167,7 +167,8 @@ def write_crawl_report(crawl: CrawlDir, truth: GroundTruth, about: dict, out_dir
                                          encoding='utf-8')
     harvest_png = plot_harvest(figures)
     (out / 'harvest.png').write_bytes(harvest_png)
-    pages = crawl.read_table('pages', columns=['round', 'url', 'title', 'relevance'])
+    pages = crawl.read_table('pages', columns=['round', 'url', 'final_url', 'title', 'relevance'])
+    pages = pages.append_column('labelled_url', pa.array(labelled_urls(pages, truth), pa.string()))
     report = out / 'report.html'
     report.write_text(_html(about, figures, top_pages(pages, truth), round_counts(crawl, pages, truth), harvest_png),
                       encoding='utf-8')

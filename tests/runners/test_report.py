@@ -36,8 +36,8 @@ def at(minute):
     return datetime.datetime(2025, 3, 1, 8, minute, tzinfo=datetime.timezone.utc)
 
 
-def page(round_number, url, minute, relevance, title, terms=('房价',), relevant=False):
-    return {'round': round_number, 'url': url, 'final_url': url, 'host': url.split('/')[2],
+def page(round_number, url, minute, relevance, title, terms=('房价',), relevant=False, final_url=None):
+    return {'round': round_number, 'url': url, 'final_url': final_url or url, 'host': url.split('/')[2],
             'title': title, 'text': '房价', 'relevance': relevance, 'relevant': relevant, 'fetched_at': at(minute),
             'terms': list(terms), 'term_counts': [1] * len(terms)}
 
@@ -84,7 +84,8 @@ def crawl_dir(tmp_path):
                   attempt(2, 'http://house.test/b', 'timeout', status=None, minute=8)],
                  [page(2, 'http://house.test/a', 5, 0.9, '楼市 <新政>', terms=('房价', '楼市'), relevant=True),
                   page(2, 'http://sport.test/x', 6, 0.2, 'Match', terms=('比赛',)),
-                  page(2, 'http://portal.test/house/1', 7, 0.7, 'Portal house', relevant=True)])
+                  page(2, 'http://portal.test/house/1', 7, 0.7, 'Portal house', relevant=True,
+                       final_url='https://portal.test/house/1')])
     return tmp_path / 'crawl'
 
 
@@ -229,9 +230,12 @@ def test_focal_evaluate_judges_by_csv_labels(crawl_dir, tmp_path, capsys):
     assert (figures['relevant_pages'], figures['labelled_pages'], figures['relevant_column']) == (2, 4, 'label = 房产')
     assert (crawl_dir / 'report' / 'report.html').is_file()
     # a yes/no column, the default name 'relevant', another output directory
-    labels = write_csv(tmp_path / 'yes_no.csv', 'url,relevant', ['http://house.test/a,yes', 'http://sport.test/,no'])
+    # the portal page redirected to https: labels that name where a page ended up judge it too
+    labels = write_csv(tmp_path / 'yes_no.csv', 'url,relevant', ['http://house.test/a,yes', 'http://sport.test/,no',
+                                                                 'https://portal.test/house/1,yes'])
     assert main(['evaluate', str(crawl_dir), '--labels', labels, '--out', str(tmp_path / 'elsewhere')]) == 0
-    assert json.loads((tmp_path / 'elsewhere' / 'evaluation.json').read_text())['relevant_pages'] == 1
+    figures = json.loads((tmp_path / 'elsewhere' / 'evaluation.json').read_text())
+    assert (figures['relevant_pages'], figures['labelled_pages']) == (2, 3)
 
 
 def test_focal_evaluate_says_what_is_wrong_with_the_labels(crawl_dir, tmp_path, capsys):
