@@ -1,4 +1,7 @@
 """Shared test fixtures: the real data sets in ../shared/data."""
+import subprocess
+import sys
+
 import pytest
 
 from sandbox import corpora
@@ -19,22 +22,58 @@ def report(capsys):
     return emit
 
 
+WEBS = {'news_web_dir': 'thucnews', 'wiki_web_dir': 'wikispeedia'}  # fixture: corpus, in order of first use
+BUILD = '''import sys
+from sandbox.build import build_web
+for corpus, out in zip(sys.argv[1::2], sys.argv[2::2]):
+    build_web(corpus, out, seed=1, progress=False)
+    print(corpus, flush=True)
+'''
+
+
+@pytest.fixture(scope='session', autouse=True)
+def web_builds(request, tmp_path_factory):
+    """Build the sandbox webs the session's tests use (seed 1) one after the other in a subprocess
+    started with the session, so that a web is ready, or nearly, when its first test comes (a
+    build keeps a core busy for up to a minute). Gives `ready(corpus)`: the web's directory once
+    built."""
+    used = {name for item in request.session.items for name in getattr(item, 'fixturenames', ())}
+    corpora = [corpus for fixture, corpus in WEBS.items() if fixture in used]
+    root = tmp_path_factory.mktemp('webs')
+    log = root / 'build.log'
+    process = None
+    if corpora:
+        request.getfixturevalue('shared_data')  # says where the data should be when it is missing
+        with open(log, 'w') as errors:
+            process = subprocess.Popen([sys.executable, '-c', BUILD, *(str(a) for c in corpora for a in (c, root / c))],
+                                       stdout=subprocess.PIPE, stderr=errors, text=True)
+    built = set()
+
+    def ready(corpus: str):
+        assert corpus in corpora, f'no collected test names the fixture of the {corpus} web'
+        while corpus not in built:
+            line = process.stdout.readline()
+            assert line, f'building the {corpus} web failed:\n{log.read_text()}'
+            built.add(line.strip())
+        return root / corpus
+
+    yield ready
+    if process:
+        process.kill()
+        process.wait()
+        process.stdout.close()
+
+
 @pytest.fixture(scope='session')
-def news_web_dir(tmp_path_factory, shared_data):
+def news_web_dir(web_builds):
     """The THUCNews sandbox web, built once per test session."""
-    from sandbox.build import build_web
-    out = tmp_path_factory.mktemp('webs') / 'thucnews'
-    build_web('thucnews', out, seed=1, progress=False)
-    return out
+    return web_builds('thucnews')
 
 
 @pytest.fixture(scope='session')
-def wiki_web_dir(tmp_path_factory, shared_data):
+def wiki_web_dir(web_builds):
     """The Wikispeedia sandbox web, built once per test session."""
-    from sandbox.build import build_web
-    out = tmp_path_factory.mktemp('webs') / 'wikispeedia'
-    build_web('wikispeedia', out, seed=1, progress=False)
-    return out
+    return web_builds('wikispeedia')
 
 
 @pytest.fixture(scope='session')

@@ -1,10 +1,14 @@
 """`focal crawl` end to end: a real sandbox server on 127.0.0.1, real Beam rounds, real Parquet."""
+import concurrent.futures
+import functools
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import typing
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -45,30 +49,105 @@ def assert_nothing_fetched_twice(crawl: CrawlDir):
         assert first_round.setdefault(url, round_number) == round_number, f'{url} fetched in two rounds'
 
 
-def test_a_crawl_writes_its_rounds_and_never_fetches_a_url_twice(news_web_dir, sandbox, tmp_path, capsys):
-    assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'crawl')) == 0
-    output = capsys.readouterr().out
-    assert 'round 1: fetched 5' in output and 'round 2: fetched 20' in output and 'budget of 40 pages spent' in output
-    crawl = CrawlDir.open(str(tmp_path / 'crawl'))
+def focal(argv: list[str]) -> str:
+    """Run `focal` in a subprocess, as a user does; what it printed. It must succeed."""
+    result = subprocess.run([sys.executable, '-m', 'runners', *argv], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-5000:]
+    return result.stdout
+
+
+def at_once(jobs: dict[str, typing.Callable]) -> dict:
+    """Call independent jobs two at a time (each runs a crawl in a subprocess, which keeps one core
+    busy): their results, by name."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def run_crawls(commands: dict[str, list[str]]) -> dict[str, str]:
+    """Run independent `focal crawl` commands at once: what each printed, by name."""
+    return at_once({name: functools.partial(focal, argv) for name, argv in commands.items()})
+
+
+def kill_in_round_3(argv: list[str], out) -> str:
+    """Run `focal` in a subprocess and SIGKILL it once round 2 is committed and round 3 under way."""
+    process = subprocess.Popen([sys.executable, '-m', 'runners', *argv], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and process.poll() is None:
+            rounds = out / 'rounds'
+            names = os.listdir(rounds) if rounds.exists() else []
+            if '000002' in names and any(n.startswith('.pending-000003') for n in names):
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    return ''
+
+
+# The uninterrupted crawls the tests share: rounds of 5 seeds, then 15, 15 (robots.txt refusals
+# among them cost no budget)
+UNINTERRUPTED = dict(budget=33, round_size=15, delay=0.05)
+KILLED = ['best-first', 'random']  # the strategies of the crawls killed mid-round
+
+
+def strategy_args(strategy: str, seed: int = 11) -> tuple:
+    return '--strategy', strategy, '--random-seed', str(seed)
+
+
+@pytest.fixture(scope='module')
+def crawls(news_web_dir, sandbox, tmp_path_factory):
+    """The crawls the tests read, run at once: an uninterrupted crawl of each strategy in KILLED
+    (never written to), the same crawl killed in round 3 (`killed-STRATEGY`, which its test
+    resumes), and two rounds of a random crawl with another seed. {name: (CrawlDir, what it printed)}"""
+    root = tmp_path_factory.mktemp('crawls')
+
+    def command(name: str, *extra) -> list[str]:
+        return crawl_args(news_web_dir, sandbox, root / name, *extra, **UNINTERRUPTED)
+
+    jobs = {}
+    for strategy in KILLED:
+        killed = f'killed-{strategy}'
+        jobs[strategy] = functools.partial(focal, command(strategy, *strategy_args(strategy)))
+        jobs[killed] = functools.partial(kill_in_round_3, command(killed, *strategy_args(strategy)), root / killed)
+    jobs['random-seed-12'] = functools.partial(focal, command('random-seed-12', *strategy_args('random', 12),
+                                                              '--rounds', '2'))
+    return {name: (CrawlDir.open(str(root / name)), printed) for name, printed in at_once(jobs).items()}
+
+
+def copy_of(crawl: CrawlDir, out) -> str:
+    """A copy of a shared crawl for a test that resumes it (committed files never change)."""
+    shutil.copytree(crawl.root, out)
+    return str(out)
+
+
+def test_a_crawl_writes_its_rounds_and_never_fetches_a_url_twice(crawls, capsys):
+    crawl, output = crawls['best-first']
+    budget = UNINTERRUPTED['budget']
+    assert 'round 1: fetched 5' in output and 'round 2: fetched 15' in output
+    assert f'budget of {budget} pages spent' in output
     assert crawl.committed_rounds()[:3] == [1, 2, 3]
-    assert len(requested(crawl)) == 40
+    assert len(requested(crawl)) == budget
     assert_nothing_fetched_twice(crawl)
     pages, links = crawl.read_table('pages'), crawl.read_table('links')
     assert len(pages) > 20 and len(links) > 20 * len(pages) // 2
     assert set(links.column('block').to_pylist()) <= {'content', 'related', 'navigation', 'noise'}
     assert all(terms for terms in pages.column('terms').to_pylist())
-    assert main(['inspect', str(tmp_path / 'crawl'), '--verify']) == 0
+    assert main(['inspect', str(crawl.root), '--verify']) == 0
     inspected = capsys.readouterr().out
     assert 'most relevant pages' in inspected
     assert f'every file of the {len(crawl.committed_rounds())} committed rounds matches' in inspected
 
 
 def seeded_crawl(news_web_dir, server, out, seeds, *extra):
-    """A one-round crawl of exactly these seed URLs."""
+    """A one-round crawl of exactly these seed URLs. Its budget has room for one more page, so it
+    stops after the round unranked: the tests read its fetch log."""
     seeds_file = out.parent / f'{out.name}-seeds.txt'
     seeds_file.write_text('\n'.join(seeds) + '\n', encoding='utf-8')
     return main(['crawl', '--seeds', str(seeds_file), '--topic', str(news_web_dir / 'tasks' / '房产.yaml'),
-                 '--out', str(out), '--budget', str(len(seeds)), '--round-size', str(len(seeds)),
+                 '--out', str(out), '--budget', str(len(seeds) + 1), '--round-size', str(len(seeds)),
                  '--rounds', '1', '--proxy', server.proxy_url, *extra])
 
 
@@ -128,53 +207,27 @@ def frontiers(crawl: CrawlDir) -> list[list[str]]:
             for number in crawl.committed_rounds()]
 
 
-def kill_in_round_3(command, out):
-    """Run a crawl in a subprocess and SIGKILL it once round 2 is committed and round 3 under way."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            rounds = out / 'rounds'
-            names = os.listdir(rounds) if rounds.exists() else []
-            if '000002' in names and any(n.startswith('.pending-000003') for n in names):
-                break
-            time.sleep(0.05)
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.wait()
-
-
-@pytest.mark.parametrize('strategy', ['best-first', 'random'])
-def test_a_crawl_killed_mid_round_resumes_and_chooses_exactly_as_an_uninterrupted_one(
-        news_web_dir, sandbox, tmp_path, strategy):
-    options = dict(budget=50, round_size=15, delay=0.05)  # rounds of 5 seeds, then 15, 15, 15
-    seed = ('--strategy', strategy, '--random-seed', '11')
-    assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'whole', *seed, **options)) == 0
-    out = tmp_path / 'crawl'
-    kill_in_round_3([sys.executable, '-m', 'runners', *crawl_args(news_web_dir, sandbox, out, *seed, **options)], out)
-    before = CrawlDir.open(str(out))
+@pytest.mark.parametrize('strategy', KILLED)
+def test_a_crawl_killed_mid_round_resumes_and_chooses_exactly_as_an_uninterrupted_one(crawls, strategy):
+    (whole, _), (before, _) = crawls[strategy], crawls[f'killed-{strategy}']
     committed = before.committed_rounds()
     assert committed[:2] == [1, 2]
     pages_before = before.read_table('pages').sort_by('url')
-    assert main(['crawl', '--resume', str(out)]) == 0
-    after = CrawlDir.open(str(out))
+    assert main(['crawl', '--resume', str(before.root)]) == 0
+    after = CrawlDir.open(str(before.root))
     assert_nothing_fetched_twice(after)
-    assert len(requested(after)) == 50
+    assert len(requested(after)) == UNINTERRUPTED['budget']
     kept = after.read_table('pages').filter(pc.is_in(after.read_table('pages').column('round'),
                                                      pa.array(committed, pa.int32()))).sort_by('url')
     assert kept.equals(pages_before)
-    whole = CrawlDir.open(str(tmp_path / 'whole'))
     assert frontiers(after) == frontiers(whole)
     last = after.last_committed_round()
     assert after.read_selector(last) == whole.read_selector(last)
     assert after.read_table('candidates', last).sort_by('url').equals(whole.read_table('candidates', last).sort_by('url'))
 
 
-def test_the_random_seed_changes_a_random_crawl(news_web_dir, sandbox, tmp_path):
-    for seed in ('1', '2'):
-        assert main(crawl_args(news_web_dir, sandbox, tmp_path / seed, '--strategy', 'random', '--random-seed', seed,
-                               '--rounds', '2', budget=20, round_size=10, delay=0)) == 0
-    assert frontiers(CrawlDir.open(str(tmp_path / '1')))[1] != frontiers(CrawlDir.open(str(tmp_path / '2')))[1]
+def test_the_random_seed_changes_a_random_crawl(crawls):
+    assert frontiers(crawls['random-seed-12'][0])[1] != frontiers(crawls['random'][0])[1]
 
 
 def test_ctrl_c_mid_round_keeps_committed_rounds_and_leaves_no_half_round(news_web_dir, sandbox, tmp_path):
@@ -215,7 +268,9 @@ def test_seeds_the_first_round_has_no_room_for_wait_as_candidates(news_web_dir, 
     seeds = [normalize_url(url) for url in load_task(news_web_dir / 'tasks' / '房产.yaml').topic.seeds]
     assert len(seeds) == 5
     out = tmp_path / 'crawl'
-    assert main(crawl_args(news_web_dir, sandbox, out, '--strategy', 'bfs', budget=4, round_size=2)) == 0
+    # two rounds of two seeds; the budget has room for more, so the crawl stops unranked
+    assert main(crawl_args(news_web_dir, sandbox, out, '--strategy', 'bfs', '--rounds', '2', budget=5,
+                           round_size=2)) == 0
     crawl = CrawlDir.open(str(out))
     first = crawl.read_table('candidates', 1).filter(pc.equal(pc.field('operator'), 'seed'))
     assert sorted(first.column('url').to_pylist()) == sorted(seeds[2:])
@@ -223,28 +278,29 @@ def test_seeds_the_first_round_has_no_room_for_wait_as_candidates(news_web_dir, 
     assert frontiers(crawl) == [seeds[:2], seeds[2:4]]  # BFS: seeds are the oldest discoveries
 
 
-def test_resume_keeps_what_defines_the_crawl_and_takes_a_new_budget(news_web_dir, sandbox, tmp_path, capsys):
-    out = tmp_path / 'crawl'
-    assert main(crawl_args(news_web_dir, sandbox, out, budget=10, round_size=10)) == 0
-    assert main(['crawl', '--resume', str(out), '--strategy', 'bfs', '--round-size', '5']) == 2
+def test_resume_keeps_what_defines_the_crawl_and_takes_a_new_budget(crawls, tmp_path, capsys):
+    whole, _ = crawls['best-first']
+    out = copy_of(whole, tmp_path / 'crawl')
+    assert main(['crawl', '--resume', out, '--strategy', 'bfs', '--round-size', '5']) == 2
     message = capsys.readouterr().err
     assert '--strategy, --round-size cannot change a crawl being resumed' in message and '--out' in message
-    assert main(['crawl', '--resume', str(out), '--budget', '20', '--delay', '0.01']) == 0
-    crawl = CrawlDir.open(str(out))
-    assert crawl.config['budget'] == 20 and crawl.config['fetch']['delay'] == 0.01
+    assert main(['crawl', '--resume', out, '--budget', '36', '--delay', '0.01']) == 0
+    crawl = CrawlDir.open(out)
+    assert crawl.config['budget'] == 36 and crawl.config['fetch']['delay'] == 0.01
     assert crawl.config['strategy'] == 'best-first'
-    assert len(requested(crawl)) == 20 and crawl.last_committed_round() > 2
+    assert len(requested(crawl)) == 36 and crawl.last_committed_round() > whole.last_committed_round()
 
 
-def test_resume_on_a_job_service_that_is_gone_says_what_to_do(news_web_dir, sandbox, tmp_path, capsys):
-    out = tmp_path / 'crawl'
-    assert main(crawl_args(news_web_dir, sandbox, out, budget=5, round_size=5)) == 0
+def test_resume_on_a_job_service_that_is_gone_says_what_to_do(crawls, tmp_path, capsys):
+    whole, _ = crawls['best-first']
+    out = copy_of(whole, tmp_path / 'crawl')
     with socket.socket() as closed:  # a port nothing listens on
         closed.bind(('127.0.0.1', 0))
         port = closed.getsockname()[1]
-    assert main(['crawl', '--resume', str(out), '--budget', '10', '--runner=PortableRunner',
+    assert main(['crawl', '--resume', out, '--budget', '36', '--runner=PortableRunner',
                  f'--job_endpoint=localhost:{port}', '--environment_type=LOOPBACK']) == 2
     message = capsys.readouterr().err
     assert f'--job_endpoint=localhost:{port} does not answer' in message and 'focal portable-runner' in message
-    resumed = CrawlDir.open(str(out))
-    assert resumed.committed_rounds() == [1] and resumed.config['budget'] == 5  # nothing recorded
+    resumed = CrawlDir.open(out)
+    assert resumed.committed_rounds() == whole.committed_rounds()  # nothing recorded
+    assert resumed.config['budget'] == UNINTERRUPTED['budget']

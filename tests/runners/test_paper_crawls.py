@@ -10,7 +10,7 @@ from pipelines.round import round_context
 from pipelines.state import CrawlDir
 from runners.cli import main
 from sandbox.server import SandboxServer, open_web
-from test_crawl import assert_nothing_fetched_twice, crawl_args, frontiers, requested
+from test_crawl import assert_nothing_fetched_twice, crawl_args, frontiers, requested, run_crawls
 
 
 @pytest.fixture(scope='module')
@@ -19,17 +19,33 @@ def sandbox(news_web_dir):
         yield server
 
 
-@pytest.mark.parametrize('strategy, params, depths', [
-    ('shark', ['--param', 'depth=2'], range(0, 3)),
-    ('ssaps', ['--param', 'delta=0.2', '--param', 'gamma=0.05'], range(0, 4)),
-    ('dth', ['--param', 'k_depth=4'], {3, 2, 1, 0, 2 ** 31 - 1}),
-    ('parent-first', [], {-1}),
-])
-def test_each_paper_strategy_crawls_with_its_parameters_and_depth_rule(news_web_dir, sandbox, tmp_path, capsys,
-                                                                        strategy, params, depths):
-    out = tmp_path / strategy
-    assert main(crawl_args(news_web_dir, sandbox, out, '--strategy', strategy, *params, budget=35, round_size=15)) == 0
-    output = capsys.readouterr().out
+PAPER_STRATEGIES = {  # the parameters given, and the depths the frontier holds besides the seeds'
+    'shark': (['--param', 'depth=2'], range(0, 3)),
+    'ssaps': (['--param', 'delta=0.2', '--param', 'gamma=0.05'], range(0, 4)),
+    'dth': (['--param', 'k_depth=4'], {3, 2, 1, 0, 2 ** 31 - 1}),
+    'parent-first': ([], {-1}),
+}
+WL = ('--strategy', 'wl', '--random-seed', '5')
+WL_OPTIONS = dict(budget=45, round_size=15)
+
+
+@pytest.fixture(scope='module')
+def crawls(news_web_dir, sandbox, tmp_path_factory):
+    """The crawls these tests start, run at once: WL's whole and stopped after 2 rounds, and 35
+    pages of each paper strategy. {name: (directory, what it printed)}"""
+    root = tmp_path_factory.mktemp('papers')
+    commands = {'wl-whole': crawl_args(news_web_dir, sandbox, root / 'wl-whole', *WL, **WL_OPTIONS)}
+    for strategy, (params, _) in PAPER_STRATEGIES.items():
+        commands[strategy] = crawl_args(news_web_dir, sandbox, root / strategy, '--strategy', strategy, *params,
+                                        budget=35, round_size=15)
+    commands['wl-parts'] = crawl_args(news_web_dir, sandbox, root / 'wl-parts', *WL, '--rounds', '2', **WL_OPTIONS)
+    return {name: (root / name, printed) for name, printed in run_crawls(commands).items()}
+
+
+@pytest.mark.parametrize('strategy', PAPER_STRATEGIES)
+def test_each_paper_strategy_crawls_with_its_parameters_and_depth_rule(crawls, strategy):
+    params, depths = PAPER_STRATEGIES[strategy]
+    out, output = crawls[strategy]
     assert f'{strategy} parameters: ' in output and 'budget of 35 pages spent' in output
     crawl = CrawlDir.open(str(out))
     assert len(requested(crawl)) == 35
@@ -57,14 +73,10 @@ def test_each_paper_strategy_crawls_with_its_parameters_and_depth_rule(news_web_
                 assert crossed >= 1 and depth <= 3  # a tunnel: k_depth 4 spent once on its first page
 
 
-def test_wl_resumed_from_its_committed_chain_chooses_as_an_uninterrupted_crawl(news_web_dir, sandbox, tmp_path,
-                                                                               capsys):
-    options = dict(budget=45, round_size=15)
-    seed = ('--strategy', 'wl', '--random-seed', '5')
-    assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'whole', *seed, **options)) == 0
-    assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'parts', *seed, '--rounds', '2', **options)) == 0
-    assert main(['crawl', '--resume', str(tmp_path / 'parts')]) == 0
-    whole, parts = CrawlDir.open(str(tmp_path / 'whole')), CrawlDir.open(str(tmp_path / 'parts'))
+def test_wl_resumed_from_its_committed_chain_chooses_as_an_uninterrupted_crawl(crawls):
+    (whole_dir, _), (parts_dir, _) = crawls['wl-whole'], crawls['wl-parts']
+    assert main(['crawl', '--resume', str(parts_dir)]) == 0
+    whole, parts = CrawlDir.open(str(whole_dir)), CrawlDir.open(str(parts_dir))
     assert frontiers(parts) == frontiers(whole) and len(frontiers(whole)) >= 3
     last = whole.last_committed_round()
     chain = whole.read_selector(last)['state']
