@@ -86,7 +86,7 @@ def add_parser(subparsers) -> None:
                         help=f'comma-separated, the first gets its own report (default: %(default)s; all: '
                              f'{", ".join(STRATEGIES)})')
     parser.add_argument('--budget', type=int, default=200, help='pages per crawl (default: %(default)s)')
-    parser.add_argument('--round-size', type=int, default=100, help='URLs per round (default: %(default)s)')
+    parser.add_argument('--round-size', type=int, default=200, help='URLs per round (default: %(default)s)')
     parser.add_argument('--jobs', type=int, default=min(2, os.cpu_count() or 1),
                         help='crawls at once (default: %(default)s)')
     parser.add_argument('--workdir', default='.demo', help='where the demo writes its files')
