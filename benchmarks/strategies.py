@@ -33,7 +33,7 @@ from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from models.topic import load_task
 from pipelines.state import CrawlDir
-from runners.evaluate import evaluate_crawl
+from runners.evaluate import evaluate_crawl, rate
 from runners.report import load_truth
 from sandbox.build import ensure_web
 
@@ -48,7 +48,6 @@ SWEEP = {'ssaps': [{'delta': d, 'gamma': g} for d in (0.1, 0.3, 0.6, 1.0) for g 
 def report(name: str, crawl_dir: CrawlDir, truth, budget: int) -> dict:
     """Print one crawl's figures (runners/evaluate.py) and return the ones the orderings compare."""
     figures = evaluate_crawl(crawl_dir, truth, budget)
-    rate = lambda value: 'n/a' if value is None else f'{value:.2f}'  # noqa: E731
     print(f'  {name:12s} harvest {figures["harvest_rate"]:.3f} by fifth '
           f'{" ".join(rate(p) for _, p, _ in figures["fifths"])}; relevant pages {figures["relevant_pages"]}, '
           f'relevant sites {figures["relevant_sites"]} of {figures["sites"]}')

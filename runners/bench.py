@@ -15,7 +15,6 @@ import argparse
 import csv
 import dataclasses
 import html
-import json
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -28,9 +27,9 @@ from models.strategies import STRATEGIES
 from models.topic import load_topic
 from pipelines.state import CrawlDir
 from runners import plots, report
-from runners.command import CommandError, positive_int
+from runners.command import CommandError, parameter_value, positive_int, read_seeds
 from runners.driver import Driver
-from runners.evaluate import evaluate_crawl
+from runners.evaluate import evaluate_crawl, rate
 from sandbox.server import SandboxServer, open_warcs, open_web
 
 
@@ -121,8 +120,7 @@ def open_bench_web(args: argparse.Namespace) -> Web:
         raise CommandError(f'--warc needs {", ".join(missing)}: the labels judge the crawls, the seeds and topic '
                            'start them')
     topic = load_topic(args.topic)
-    seeds = [line.strip() for line in Path(args.seeds).read_text(encoding='utf-8').splitlines()
-             if line.strip() and not line.startswith('#')]
+    seeds = read_seeds(args.seeds)
     try:
         truth = GroundTruth(args.labels, args.relevant_column or 'relevant', args.relevant_value)
     except EvaluationError as error:
@@ -165,10 +163,7 @@ def strategy_params(given: list[str], strategies: list[str]) -> dict[str, dict]:
         if not (colon and equals and name) or strategy not in params:
             raise CommandError(f'--param {item!r}: write STRATEGY:NAME=VALUE for a strategy of the bench, '
                                'e.g. ssaps:delta=0.2')
-        try:
-            params[strategy][name] = json.loads(value)
-        except json.JSONDecodeError:
-            params[strategy][name] = value
+        params[strategy][name] = parameter_value(value)
     return params
 
 
@@ -200,9 +195,9 @@ def prepare_crawl(run: Run, settings: CrawlSettings) -> bool:
         CrawlDir.create(str(run.path), settings.to_dict())
         return False
     crawl = CrawlDir.open(str(run.path))
-    if _comparable(crawl.config) != _comparable(settings.to_dict()):
-        changed = sorted(k for k in _comparable(settings.to_dict())
-                         if _comparable(crawl.config).get(k) != _comparable(settings.to_dict()).get(k))
+    wanted, found = _comparable(settings.to_dict()), _comparable(crawl.config)
+    if found != wanted:
+        changed = sorted(k for k in wanted.keys() | found.keys() if found.get(k) != wanted.get(k))
         raise CommandError(f'{run.path} holds a crawl with other settings ({", ".join(changed)} differ): give '
                            'another --out for a bench with new settings, or remove that directory')
     crawl.update_config(settings.to_dict())  # the server's port of this run
@@ -221,29 +216,28 @@ def crawl_and_evaluate(path: str, name: str, truth: GroundTruth, budget: int, ba
 
 def run_crawls(runs: list[Run], settings_of, truth: GroundTruth, budget: int, jobs: int) -> dict[Path, tuple]:
     """Crawl and judge every run, `jobs` at a time; prints where it is."""
-    distinct = runs
-    for run in distinct:
+    for run in runs:
         if prepare_crawl(run, settings_of(run)):
             print(f'  {run.path.name}: found in {run.path.parent}, resumed if unfinished', flush=True)
     done: dict[Path, tuple] = {}
 
     def finished(n: int, run: Run) -> None:
-        print(f'[{n}/{len(distinct)}] {run.path.name} ({run.strategy}, random seed {run.random_seed}): '
+        print(f'[{n}/{len(runs)}] {run.path.name} ({run.strategy}, random seed {run.random_seed}): '
               f'{done[run.path][1]["relevant_pages"]} relevant pages of {done[run.path][1]["pages"]} '
               f'({done[run.path][0]:.0f} s)', flush=True)
 
     if jobs == 1:
-        for n, run in enumerate(distinct, 1):
-            print(f'[{n}/{len(distinct)}] crawling with {run.strategy}, repeat {run.repeat + 1} '
+        for n, run in enumerate(runs, 1):
+            print(f'[{n}/{len(runs)}] crawling with {run.strategy}, repeat {run.repeat + 1} '
                   f'(random seed {run.random_seed})', flush=True)
             done[run.path] = crawl_and_evaluate(str(run.path), run.path.name, truth, budget, None)
             finished(n, run)
         return done
-    print(f'crawling {len(distinct)} crawls, {jobs} at a time', flush=True)
+    print(f'crawling {len(runs)} crawls, {jobs} at a time', flush=True)
     with ProcessPoolExecutor(jobs, mp_context=get_context('spawn')) as pool:
         futures = {run.path: pool.submit(crawl_and_evaluate, str(run.path), run.path.name, truth, budget, False)
-                   for run in distinct}
-        for n, run in enumerate(distinct, 1):
+                   for run in runs}
+        for n, run in enumerate(runs, 1):
             done[run.path] = futures[run.path].result()
             finished(n, run)
     return done
@@ -330,17 +324,17 @@ def write_html(about: dict, summary: dict, ranks: dict, strategies: list[str], f
                               f'{about["task"]}: {title.split(" (")[0].lower()}', 'pages fetched', 'harvest rate',
                               (0, 1.05))
         column = 1 if kind == 'pages' else 2
-        table = report._table(['strategy', *(f'fifth {n}' for n in range(1, 6))],
-                              [[s, *(report._rate(mean_and_sd([figures_of[(s, r)]['fifths'][n][column]
+        table = report.html_table(['strategy', *(f'fifth {n}' for n in range(1, 6))],
+                              [[s, *(rate(mean_and_sd([figures_of[(s, r)]['fifths'][n][column]
                                                                for r in repeats_of[s]])[0])
                                      for n in range(len(first[s]['fifths'])))] for s in strategies])
         sections.append(f'<h2>{html.escape(title)}</h2>\n{report.figure_html(title, picture)}\n{table}')
     for caption, picture in report.paper_plots({s: first[s] for s in strategies}):
         sections.append(f'<h2>{html.escape(caption)}</h2>\n{report.figure_html(caption, picture)}\n'
                         + _picture_table(caption, first))
-    summary_table = report._table(['figure', 'column', *strategies],
+    summary_table = report.html_table(['figure', 'column', *strategies],
                                   summary_rows(summary, ranks, strategies))
-    body = (report._table(['', ''], [['task', about['task']], ['web', about['web']],
+    body = (report.html_table(['', ''], [['task', about['task']], ['web', about['web']],
                                      ['budget', f'{about["budget"]} pages, rounds of {about["round_size"]}'],
                                      ['repeats', f'{about["repeats"]} of each randomised strategy '
                                                   '(mean ± sd; plots: repeat 1, curves: mean)'],
@@ -353,20 +347,20 @@ def write_html(about: dict, summary: dict, ranks: dict, strategies: list[str], f
 def _picture_table(caption: str, first: dict) -> str:
     """The numbers behind one of report.paper_plots' pictures (repeat 1 of each strategy)."""
     if caption.startswith('WL'):
-        return report._table(['strategy', 'DP', 'LP', 'Accuracy', 'ARDP', 'SDDP'],
-                             [[s, c['dp'], c['lp'], report._rate(c['accuracy'], 3), report._rate(c['ardp'], 3),
-                               report._rate(c['sddp'], 3)]
+        return report.html_table(['strategy', 'DP', 'LP', 'Accuracy', 'ARDP', 'SDDP'],
+                             [[s, c['dp'], c['lp'], rate(c['accuracy'], 3), rate(c['ardp'], 3),
+                               rate(c['sddp'], 3)]
                               for s, f in first.items() if f.get('wl') for c in f['wl']['checkpoints']])
     if caption.startswith('SSAPS'):
-        return report._table(['strategy', 'pages', 'relevant (P1)', 'information', 'relevant (labels)'],
+        return report.html_table(['strategy', 'pages', 'relevant (P1)', 'information', 'relevant (labels)'],
                              [[s, g['pages'], g['relevant'], f'{g["information"]:.3f}', g['relevant_labels']]
                               for s, f in first.items() if f.get('ssaps') for g in f['ssaps']['segments']])
     if caption.startswith('DTH'):
-        return report._table(['strategy', 'tunnel length', 'tunnels'],
+        return report.html_table(['strategy', 'tunnel length', 'tunnels'],
                              [[s, k, v] for s, f in first.items() if (f.get('dth') or {}).get('tunnels')
                               for k, v in f['dth']['tunnels'].items()])
-    return report._table(['strategy', 'round', 'operator', 'reward'],
-                         [[s, row['round'], row['operator'], report._rate(row['reward'])]
+    return report.html_table(['strategy', 'round', 'operator', 'reward'],
+                         [[s, row['round'], row['operator'], rate(row['reward'])]
                           for s, f in first.items() for row in f['operators']])
 
 

@@ -1,5 +1,7 @@
-"""What every `focal` subcommand shares: the user-error type and argument checks."""
+"""What every `focal` subcommand shares: the user-error type, argument checks and input files."""
 import argparse
+import json
+from pathlib import Path
 
 
 class CommandError(Exception):
@@ -11,3 +13,21 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f'must be 1 or more, not {value}')
     return number
+
+
+def read_seeds(path: str | Path) -> list[str]:
+    """A seeds file: one URL a line; blank lines and lines starting with # are skipped."""
+    try:
+        lines = Path(path).read_text(encoding='utf-8').splitlines()
+    except OSError as error:
+        raise CommandError(f'cannot read seeds file {path}: {error.strerror}') from None
+    return [line.strip() for line in lines if line.strip() and not line.startswith('#')]
+
+
+def parameter_value(text: str):
+    """A strategy parameter's value given on the command line: JSON when it parses (numbers, true,
+    lists), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text

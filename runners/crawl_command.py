@@ -2,7 +2,6 @@
 import argparse
 import collections
 import contextlib
-import json
 import signal
 import sys
 import threading
@@ -14,7 +13,7 @@ from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_RANDOM_SEED,
                              DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
 from models.strategies import STRATEGIES
 from models.topic import load_task, load_topic
-from runners.command import CommandError, positive_int
+from runners.command import CommandError, parameter_value, positive_int, read_seeds
 from pipelines.state import CrawlDir, final_outcomes
 from runners.driver import Driver
 from runners.portable import check_job_endpoint
@@ -25,21 +24,13 @@ DEFINING_OPTIONS = ('task', 'topic', 'seeds', 'out', 'strategy', 'strategy_param
                     'alpha', 'combine', 'pagerank', 'negatives')
 
 
-def _seeds(path: str) -> list[str]:
-    try:
-        lines = Path(path).read_text(encoding='utf-8').splitlines()
-    except OSError as error:
-        raise CommandError(f'cannot read seeds file {path}: {error.strerror}') from None
-    return [line.strip() for line in lines if line.strip() and not line.startswith('#')]
-
-
 def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlSettings:
     """The settings of a new crawl from `focal crawl`'s options."""
     if args.task:
         task = load_task(args.task)
         topic, seeds, task_summary = task.topic, list(task.topic.seeds), task.summary()
     elif args.topic and args.seeds:
-        topic, seeds, task_summary = load_topic(args.topic), _seeds(args.seeds), None
+        topic, seeds, task_summary = load_topic(args.topic), read_seeds(args.seeds), None
     else:
         raise CommandError('give --task WEB_DIR/tasks/NAME.yaml, or both --seeds FILE and --topic FILE')
     return CrawlSettings(topic=topic, seeds=seeds, strategy=args.strategy or DEFAULT_STRATEGY,
@@ -60,10 +51,7 @@ def strategy_params(args: argparse.Namespace) -> dict:
         name, equals, value = given.partition('=')
         if not equals or not name:
             raise CommandError(f'--param {given!r}: write NAME=VALUE, e.g. --param depth=3')
-        try:
-            params[name] = json.loads(value)
-        except json.JSONDecodeError:
-            params[name] = value
+        params[name] = parameter_value(value)
     if args.search:
         params['search'] = args.search
     return params

@@ -22,8 +22,8 @@ from models.settings import CrawlSettings
 from models.strategies import make_strategy
 from pipelines.round import round_context
 from pipelines.state import CrawlDir, final_outcomes
+from runners.driver import NOT_REQUESTED
 
-NOT_REQUESTED = ('robots_disallowed', 'policy_refused')
 PRECISION_AT = (17, 35)                     # DWDBRM Table 1
 TOPIC_QUERIES = 10                          # DTH's queries: the topic's heaviest words
 JUDGE_OF_KIND = {'vsm': 'shark', 'wl-eq4': 'wl', 'dth-eq1': 'dth'}  # a strategy whose judgment uses each scale
@@ -32,8 +32,8 @@ CURVE_DIGITS = 4
 
 def pages_in_fetch_order(crawl: CrawlDir) -> pa.Table:
     """The crawl's pages by round then fetch time, each URL once (its first fetch)."""
-    pages = crawl.read_table('pages', columns=['round', 'fetched_at', 'url', 'final_url', 'host', 'title',
-                                               'relevance', 'relevant', 'inherited', 'terms', 'term_counts'])
+    pages = crawl.read_table('pages', columns=['round', 'fetched_at', 'url', 'final_url', 'relevant', 'inherited',
+                                               'terms', 'term_counts'])
     pages = pages.sort_by([('round', 'ascending'), ('fetched_at', 'ascending')])
     first = {}
     for index, url in enumerate(pages.column('url').to_pylist()):
@@ -68,16 +68,23 @@ def check_labels_match(urls: list[str], truth: GroundTruth) -> int:
     return matched
 
 
-def rescored(crawl: CrawlDir, settings: CrawlSettings, pages: pa.Table, kind: str) -> tuple[np.ndarray, float]:
-    """Every page's relevance on one paper's scale with the crawl's final statistics, and the
-    calibrated relevant-page threshold on that scale (so every strategy is judged alike)."""
-    documents = [[t for t, n in zip(terms, counts) for _ in range(n)]
-                 for terms, counts in zip(pages['terms'].to_pylist(), pages['term_counts'].to_pylist())]
-    context = round_context(crawl, settings, crawl.last_committed_round() + 1)
-    relevance = TopicRelevance(settings.topic, context.term_stats({t for page in documents for t in page}))
-    judge = make_strategy(JUDGE_OF_KIND[kind])
-    judge.prepare(context)
-    return np.array([relevance(page, kind) for page in documents], dtype=float), judge.threshold or 0.0
+class Rescoring:
+    """The pages' relevance on each paper's scale with the crawl's final statistics, and each scale's
+    calibrated relevant-page threshold, so that every strategy is judged alike: the pages' terms and
+    the statistics are read once for all the scales."""
+
+    def __init__(self, crawl: CrawlDir, settings: CrawlSettings, pages: pa.Table):
+        self.documents = [[t for t, n in zip(terms, counts) for _ in range(n)]
+                          for terms, counts in zip(pages['terms'].to_pylist(), pages['term_counts'].to_pylist())]
+        self.context = round_context(crawl, settings, crawl.last_committed_round() + 1)
+        self.relevance = TopicRelevance(settings.topic,
+                                        self.context.term_stats({t for page in self.documents for t in page}))
+
+    def __call__(self, kind: str) -> tuple[np.ndarray, float]:
+        judge = make_strategy(JUDGE_OF_KIND[kind])
+        judge.prepare(self.context)
+        return (np.array([self.relevance(page, kind) for page in self.documents], dtype=float),
+                judge.threshold or 0.0)
 
 
 def ranking_figures(crawl: CrawlDir, truth: GroundTruth) -> dict | None:
@@ -136,7 +143,7 @@ def evaluate_crawl(crawl: CrawlDir, truth: GroundTruth, budget: int | None = Non
     pages = pages_in_fetch_order(crawl)
     urls = labelled_urls(pages, truth)
     matched = check_labels_match(urls, truth)
-    budget = min(filter(None, (budget or crawl.config.get('budget'), len(urls))), default=None)
+    budget = min(filter(None, (budget or settings.budget, len(urls))), default=None)
     harvest = evaluation.summarize(urls, truth, budget)
     curve = evaluation.harvest_curve(urls, truth)
     labelled = np.array([truth.is_relevant(url) for url in urls], dtype=bool)
@@ -155,10 +162,11 @@ def evaluate_crawl(crawl: CrawlDir, truth: GroundTruth, budget: int | None = Non
     }
     if not urls:
         return {**figures, 'wl': None, 'ssaps': None, 'dth': None}
-    wl_values, beta = rescored(crawl, settings, pages, 'wl-eq4')
+    rescored = Rescoring(crawl, settings, pages)
+    wl_values, beta = rescored('wl-eq4')
     figures['wl'] = {'beta': beta, 'checkpoints': [evaluation.wl_figures(wl_values, beta, labelled, dp)
                                                    for dp in evaluation.dp_checkpoints(len(urls))]}
-    vsm_values, threshold = rescored(crawl, settings, pages, 'vsm')
+    vsm_values, threshold = rescored('vsm')
     segments = evaluation.segment_sums(vsm_values, threshold, labelled)
     figures['ssaps'] = {'threshold': threshold, 'segments': segments,
                         'p1': segments[-1]['relevant'], 'p1_share': segments[-1]['relevant'] / len(urls),
@@ -173,9 +181,13 @@ def evaluate_crawl(crawl: CrawlDir, truth: GroundTruth, budget: int | None = Non
     return figures
 
 
+def rate(value: float | None, digits: int = 2) -> str:
+    """A figure as the reports print it; 'n/a' when there is nothing to divide by."""
+    return 'n/a' if value is None else f'{value:.{digits}f}'
+
+
 def format_evaluation(figures: dict) -> str:
     """The figures a person reads first, a few lines for the terminal."""
-    rate = lambda value: 'n/a' if value is None else f'{value:.2f}'  # noqa: E731
     lines = [f'{figures["strategy"]}: {figures["pages"]} pages ({figures["labelled_pages"]} labelled), '
              f'{figures["relevant_pages"]} relevant: harvest {rate(figures["harvest_rate"])}; sites '
              f'{figures["relevant_sites"]} of {figures["sites"]} relevant ({rate(figures["site_harvest_rate"])}); '

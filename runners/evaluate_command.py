@@ -1,6 +1,5 @@
 """`focal evaluate CRAWL_DIR --labels FILE`: any labelled sample judges a crawl, every paper's measures."""
 import argparse
-import json
 from pathlib import Path
 
 from models.evaluation import EvaluationError, GroundTruth
@@ -24,8 +23,7 @@ def run(args: argparse.Namespace) -> int:
     about = {'task': crawl.config.get('topic', {}).get('name', ''), 'labels': str(args.labels),
              'relevant_column': column if args.relevant_value is None else f'{column} = {args.relevant_value}',
              'crawl_dir': str(args.crawl_dir)}
-    page = report.write_crawl_report(crawl, truth, about, out, args.budget)
-    figures = json.loads((out / 'evaluation.json').read_text(encoding='utf-8'))
+    page, figures = report.write_crawl_report(crawl, truth, about, out, args.budget)
     print(format_evaluation(figures))
     print(f'\nwrote {out / "evaluation.json"} and {page}')
     return 0

@@ -18,7 +18,7 @@ from models.evaluation import EvaluationError, GroundTruth
 from models.topic import Task, TopicError, load_task as load_task_file
 from pipelines.state import CrawlDir, StateError
 from runners import plots
-from runners.evaluate import evaluate_crawl, labelled_urls
+from runners.evaluate import evaluate_crawl, labelled_urls, rate
 
 TOP_PAGES = 20
 
@@ -126,15 +126,15 @@ def figure_html(caption: str, png_bytes: bytes) -> str:
 def format_summary(summary: dict) -> str:
     """A few lines for the terminal."""
     lines = [
-        f'harvest rate {_rate(summary["harvest_rate"])} ({summary["relevant_pages"]} of '
+        f'harvest rate {rate(summary["harvest_rate"])} ({summary["relevant_pages"]} of '
         f'{summary["pages"]} pages relevant), sites {summary["relevant_sites"]} of '
-        f'{summary["sites"]} relevant ({_rate(summary["site_harvest_rate"])})',
-        f'recall {_rate(summary["recall"])} ({summary["relevant_pages"]} of '
+        f'{summary["sites"]} relevant ({rate(summary["site_harvest_rate"])})',
+        f'recall {rate(summary["recall"])} ({summary["relevant_pages"]} of '
         f'{summary["total_relevant"]} relevant pages robots.txt allows)',
     ]
     if summary['fifths']:
         lines.append(f'by fifth of the budget ({summary["budget"]} pages): '
-                     + ' '.join(_rate(page_harvest) for _, page_harvest, _ in summary['fifths']))
+                     + ' '.join(rate(page_harvest) for _, page_harvest, _ in summary['fifths']))
     return '\n'.join(lines)
 
 
@@ -149,13 +149,13 @@ def write_report(crawl_dir: str | Path, web_dir: str | Path, task_file: str | Pa
     truth = load_truth(web_dir, task.relevant_column)
     about = {'task': task.topic.name or task.label or Path(task_file).stem, 'relevant_column': task.relevant_column,
              'labels': str(Path(web_dir) / 'labels.parquet'), 'crawl_dir': str(crawl_dir)}
-    return write_crawl_report(crawl, truth, about, out_dir, budget)
+    return write_crawl_report(crawl, truth, about, out_dir, budget)[0]
 
 
 def write_crawl_report(crawl: CrawlDir, truth: GroundTruth, about: dict, out_dir: str | Path,
-                       budget: int | None = None) -> Path:
+                       budget: int | None = None) -> tuple[Path, dict]:
     """Judge a crawl (runners/evaluate.py) and write out_dir/evaluation.json, harvest.png and
-    report.html; returns the path of report.html."""
+    report.html; returns the path of report.html and the figures."""
     try:
         figures = evaluate_crawl(crawl, truth, budget)
     except EvaluationError as error:
@@ -172,38 +172,38 @@ def write_crawl_report(crawl: CrawlDir, truth: GroundTruth, about: dict, out_dir
     report = out / 'report.html'
     report.write_text(_html(about, figures, top_pages(pages, truth), round_counts(crawl, pages, truth), harvest_png),
                       encoding='utf-8')
-    return report
+    return report, figures
 
 
 def figures_tables(figures: dict) -> str:
     """The papers' tables of one crawl: DWDBRM's fifths and ranking, WL's checkpoints, SSAPS's
     segments, DTH's query precision and tunnels, the crawler's judgment."""
-    parts = ['<h3>By fifth of the page budget (DWDBRM)</h3>', _table(
+    parts = ['<h3>By fifth of the page budget (DWDBRM)</h3>', html_table(
         ['fifth', 'pages', 'harvest rate (pages)', 'harvest rate (sites)', 'URLs requested (duplicates counted)',
          "DWDBRM's page HR", "DWDBRM's site HR (root URLs)"],
-        [[n, pages, _rate(page_rate), _rate(site_rate), requested, _rate(paper_page), _rate(paper_site)]
+        [[n, pages, rate(page_rate), rate(site_rate), requested, rate(paper_page), rate(paper_site)]
          for n, ((pages, page_rate, site_rate), (requested, paper_page, paper_site))
          in enumerate(zip(figures['fifths'], figures['paper_fifths']), 1)])]
     judged = figures['judgment']
-    parts += ["<h3>The crawler's relevant-page judgment against the labels</h3>", _table(
+    parts += ["<h3>The crawler's relevant-page judgment against the labels</h3>", html_table(
         ['judged relevant', 'relevant by the labels', 'both', 'precision', 'recall'],
-        [[judged['judged'], judged['labelled'], judged['agree'], _rate(judged['precision']), _rate(judged['recall'])]])]
+        [[judged['judged'], judged['labelled'], judged['agree'], rate(judged['precision']), rate(judged['recall'])]])]
     ranking = figures['ranking']
     if ranking:
         columns = list(ranking['rankers']['combined'])
         parts += [f'<h3>Final ranking of {ranking["pages"]} pages, {ranking["relevant"]} relevant '
-                  '(DWDBRM Tables 1-2)</h3>', _table(
+                  '(DWDBRM Tables 1-2)</h3>', html_table(
                       ['ranker', *columns],
-                      [[name, *(_rate(row[c]) if isinstance(row[c], float) else _blank(row[c]) for c in columns)]
+                      [[name, *(rate(row[c]) if isinstance(row[c], float) else _blank(row[c]) for c in columns)]
                        for name, row in ranking['rankers'].items()])]
     if figures.get('wl'):
-        parts += [f'<h3>WL at its checkpoints (eq. 4 relevance, beta {figures["wl"]["beta"]:.3f})</h3>', _table(
+        parts += [f'<h3>WL at its checkpoints (eq. 4 relevance, beta {figures["wl"]["beta"]:.3f})</h3>', html_table(
             ['DP', 'LP', 'Accuracy', 'Accuracy (labels)', 'ARDP', 'SDDP', 'ARLP', 'SDLP'],
-            [[c['dp'], c['lp'], *(_rate(c[k], 3) for k in ('accuracy', 'accuracy_labels', 'ardp', 'sddp', 'arlp',
+            [[c['dp'], c['lp'], *(rate(c[k], 3) for k in ('accuracy', 'accuracy_labels', 'ardp', 'sddp', 'arlp',
                                                            'sdlp'))]
              for c in figures['wl']['checkpoints']])]
     if figures.get('ssaps'):
-        parts += [f'<h3>SSAPS per segment (eq. 5-7, threshold {figures["ssaps"]["threshold"]:.4f})</h3>', _table(
+        parts += [f'<h3>SSAPS per segment (eq. 5-7, threshold {figures["ssaps"]["threshold"]:.4f})</h3>', html_table(
             ['pages', 'relevant (P1)', 'information', 'relevant (labels)'],
             [[s['pages'], s['relevant'], f'{s["information"]:.3f}', s['relevant_labels']]
              for s in figures['ssaps']['segments']])]
@@ -211,39 +211,39 @@ def figures_tables(figures: dict) -> str:
         query, tunnels = figures['dth']['query_precision'], figures['dth']['tunnels']
         tunnel_text = ('not a dth crawl' if tunnels is None else
                        ', '.join(f'{k}: {v}' for k, v in tunnels.items()) or 'none')
-        parts += ['<h3>DTH (§2d)</h3>', _table(
+        parts += ['<h3>DTH (§2d)</h3>', html_table(
             ['topic queries', 'results returned', 'relevant returned', 'precision M/N', 'relevant collected R',
              'tunnels (length: count)'],
-            [[query['queries'], query['returned'], query['relevant'], _rate(query['precision']),
+            [[query['queries'], query['returned'], query['relevant'], rate(query['precision']),
               figures['dth']['relevant_collected'], tunnel_text]])]
     return '\n'.join(parts)
 
 
 def _html(about: dict, figures: dict, top: list[dict], rounds: list[dict], harvest_png: bytes) -> str:
-    heading = _table(['', ''], [
+    heading = html_table(['', ''], [
         ['task', f'{about["task"]} (judged by {about["relevant_column"]})'],
         ['strategy', figures['strategy'] or 'not recorded in crawl.json'],
         ['rounds committed', len(rounds)],
         ['pages per round', about['round_size'] or 'not recorded in crawl.json'],
         ['crawl', about['crawl_dir']], ['labels', about['labels']],
     ], header=False)
-    summary = _table(['figure', 'value'], [
+    summary = html_table(['figure', 'value'], [
         ['pages fetched', figures['pages']],
         ['pages the labels hold', figures['labelled_pages']],
         ['relevant pages', figures['relevant_pages']],
-        ['harvest rate (pages)', _rate(figures['harvest_rate'])],
+        ['harvest rate (pages)', rate(figures['harvest_rate'])],
         ['sites found', figures['sites']],
         ['relevant sites', f'{figures["relevant_sites"]} of {figures["total_relevant_sites"]} in the labels'],
-        ['harvest rate (sites)', _rate(figures['site_harvest_rate'])],
+        ['harvest rate (sites)', rate(figures['site_harvest_rate'])],
         ['recall (of relevant pages robots.txt allows)',
-         f'{_rate(figures["recall"])} ({figures["relevant_pages"]} of {figures["total_relevant"]})'],
+         f'{rate(figures["recall"])} ({figures["relevant_pages"]} of {figures["total_relevant"]})'],
         ['page budget', figures['budget']],
     ])
-    outcome_table = _table(['outcome', 'URLs'], [[k, v] for k, v in figures['outcomes'].items()])
-    top_table = _table(['relevance', 'title', 'url', 'relevant'],
-                       [[_rate(p['relevance']), p['title'] or '', p['url'], 'yes' if p['relevant'] else 'no']
+    outcome_table = html_table(['outcome', 'URLs'], [[k, v] for k, v in figures['outcomes'].items()])
+    top_table = html_table(['relevance', 'title', 'url', 'relevant'],
+                       [[rate(p['relevance']), p['title'] or '', p['url'], 'yes' if p['relevant'] else 'no']
                         for p in top])
-    round_table = _table(['round', 'frontier', 'fetch attempts', 'pages', 'relevant pages', 'links'],
+    round_table = html_table(['round', 'frontier', 'fetch attempts', 'pages', 'relevant pages', 'links'],
                          [[r['round'], r['frontier'], r['fetch_log'], r['pages'], r['relevant_pages'],
                            r['links']] for r in rounds])
     pictures = '\n'.join(figure_html(caption, picture)
@@ -271,10 +271,10 @@ def operator_section(operators: list[dict]) -> str:
     return ('<h2>Discovery operators, round by round</h2>\n'
             + '<p>' + html.escape(', '.join(f'{name} {count} rounds ({count / len(operators):.0%})'
                                             for name, count in shares.most_common())) + '</p>\n'
-            + _table(['round', 'operator', 'input pages', 'URLs returned', 'fetched', 'new pages', 'new sites',
+            + html_table(['round', 'operator', 'input pages', 'URLs returned', 'fetched', 'new pages', 'new sites',
                       'reward', 'UCB1 when chosen'],
                      [[r['round'], r['operator'], r['inputs'], r['returned'], r['fetched'], _blank(r['new_pages']),
-                       _blank(r['new_sites']), _rate(r['reward']) if r['reward'] is not None else 'pending',
+                       _blank(r['new_sites']), rate(r['reward']) if r['reward'] is not None else 'pending',
                        ', '.join(f'{name} {"-" if score is None else f"{score:.2f}"}'
                                  for name, score in (r['ucb'] or {}).items())]
                       for r in operators]))
@@ -302,7 +302,7 @@ img {{ max-width: 100%; }}
 '''
 
 
-def _table(columns: list[str], rows: list[list], header: bool = True) -> str:
+def html_table(columns: list[str], rows: list[list], header: bool = True) -> str:
     head = '<tr>' + ''.join(f'<th>{html.escape(c)}</th>' for c in columns) + '</tr>' if header else ''
     body = ''.join('<tr>' + ''.join(f'<td>{html.escape(str(cell))}</td>' for cell in row) + '</tr>'
                    for row in rows)
@@ -313,5 +313,3 @@ def _blank(value) -> str:
     return '' if value is None else str(value)
 
 
-def _rate(value: float | None, digits: int = 2) -> str:
-    return 'n/a' if value is None else f'{value:.{digits}f}'
