@@ -31,7 +31,12 @@ class FetchHostBatchFn(beam.DoFn):
         self.fetcher = Fetcher(self.policy)
         self.fetched = 0
         self.last_report = time.monotonic()
-        self.progress = open(self.progress_path, 'ab', buffering=0) if self.progress_path else None
+        self.progress = None
+        if self.progress_path:
+            try:
+                self.progress = open(self.progress_path, 'ab', buffering=0)
+            except OSError:
+                pass  # a worker whose disk will not take the file (a remote one, say): no display, same fetch
 
     def teardown(self):
         self.fetcher.close()

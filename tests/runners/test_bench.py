@@ -20,6 +20,8 @@ from runners.driver import Driver
 from runners.demo import sandbox_settings
 from models.topic import load_task
 from sandbox.server import SandboxServer, open_web
+from models.fetch import FetchPolicy
+from transforms.fetch import FetchHostBatchFn
 from warc_samples import numbered_pages, write_pages
 
 BENCH = ['--task', '房产', '--strategies', 'bfs,wl', '--budget', '12', '--round-size', '10', '--repeats', '2']
@@ -166,3 +168,14 @@ def test_a_round_shows_its_progress_as_lines_when_not_on_a_terminal(news_web_dir
                progress_bar=False).run()
     shown = [line for line in lines if line.startswith('round 1: ') and 'URLs fetched' in line]
     assert shown and shown[-1].startswith('round 1: 5 of 5 URLs fetched')
+
+
+def test_a_progress_file_a_worker_cannot_open_leaves_the_fetch_alone(tmp_path):
+    fetch = FetchHostBatchFn(FetchPolicy(), 1, str(tmp_path / 'missing-directory' / 'round.progress'))
+    fetch.setup()
+    try:
+        assert fetch.progress is None
+        fetch._report_progress()  # counts the URL without a file
+        assert fetch.fetched == 1
+    finally:
+        fetch.teardown()
