@@ -13,6 +13,7 @@ REQUIRED = [
     'matplotlib==3.11.2',
     'numpy==2.4.6',
     'protego==0.7.0',
+    'rjieba==0.2.2',  # jieba's segmentation in Rust: the same tokens, ~12x faster (models/text.py)
     'pyarrow==25.0.1',
     'pyyaml==6.0.3',
     'requests==2.34.2',

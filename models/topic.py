@@ -42,11 +42,20 @@ class Topic:
     description: str = ''
 
     @functools.cached_property
+    def dictionary_words(self) -> frozenset[str]:
+        """The Chinese keywords (Han only, worth indexing): segmentation keeps them whole
+        (text.use_dictionary_words), so a page's 二手房交易 matches the keyword 二手房交易."""
+        return frozenset(keyword for keyword in self.keywords
+                         if text.is_term(keyword) and text.HAN_RUN.fullmatch(keyword))
+
+    @functools.cached_property
     def term_weights(self) -> dict[str, float]:
-        """Keyword weights over index terms: a multi-word keyword gives each of its terms its weight."""
+        """Keyword weights over index terms: a dictionary word is one term (whatever dictionary this
+        process segments with); any other keyword gives each of its terms its weight."""
         weights = {}
         for keyword, weight in self.keywords.items():
-            for term in text.tokenize(keyword) or [text.normalize(keyword)]:
+            terms = [keyword] if keyword in self.dictionary_words else text.tokenize(keyword)
+            for term in terms or [text.normalize(keyword)]:
                 weights[term] = max(weight, weights.get(term, 0.0))
         return weights
 

@@ -99,7 +99,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     previous = earlier[-1:]
     strategy = make_strategy(settings.strategy, settings.strategy_params)
     strategy.prepare(round_context(crawl, settings, number))
-    blocks = strategy.needs_blocks
+    blocks, words = strategy.needs_blocks, settings.topic.dictionary_words
     pipeline = beam.Pipeline(options=options)
 
     earlier_reached = (pipeline
@@ -110,7 +110,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
         frontier = pipeline | 'ReadFrontier' >> beam.io.ReadFromParquet(
             posixpath.join(out, 'frontier.parquet'), columns=['url', 'depth', 'position', 'inherited'])
         fetched = frontier | 'Fetch' >> Fetch(settings.fetch.policy(), number, progress_path)
-        fetch_log, extracted = fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)
+        fetch_log, extracted = fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks, words)
     else:
         frontier, fetch_log, extracted = discovery_round(pipeline, crawl, earlier, plan, settings, strategy,
                                                          number, count, earlier_reached, out, progress_path)
@@ -140,7 +140,8 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     """The Discover stage and what it fetches: (frontier rows, fetch-log rows, extracted pages).
     BC through a search provider fetches in two waves: the backlink pages (hubs, at most
     plan.hub_share of the round), then the hubs' outlinks; every other operator fetches what it found."""
-    policy, blocks, strategy = settings.fetch.policy(), strategy.needs_blocks, strategy.name
+    policy, blocks, words, strategy = (settings.fetch.policy(), strategy.needs_blocks,
+                                       settings.topic.dictionary_words, strategy.name)
     links = pipeline | 'ReadEarlierLinks' >> ReadCommitted(crawl, 'links', earlier, columns=LINK_COLUMNS, batched=True)
     discovered = links | 'Discover' >> Discover(plan, number, settings.fetch.proxy)
     discovered[Discover.LOG] | 'WriteDiscoverLog' >> WriteTable(out, 'discover_log')
@@ -153,11 +154,11 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
         frontier = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
                     | 'ChooseDiscovered' >> ChooseDiscovered(count, number, strategy))
         fetched = frontier | 'Fetch' >> Fetch(policy, number, progress_path)
-        return frontier, fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)
+        return frontier, fetched[Fetch.LOG], fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks, words)
     hubs = ({'found': discovered[Discover.FOUND], 'reached': earlier_reached}
             | 'ChooseHubs' >> ChooseDiscovered(max(1, math.floor(count * plan.hub_share)), number, strategy))
     hub_fetch = hubs | 'FetchHubs' >> Fetch(policy, number, progress_path)
-    hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract(blocks)
+    hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract(blocks, words)
     hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(
         lambda page: outlink_rows(page['final_url'], page['position'],
                                   [(link.url, link.block, index) for index, (link, *_) in enumerate(page['links'])],
@@ -171,4 +172,4 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     fetched = outlinks | 'Fetch' >> Fetch(policy, number, progress_path)
     return ((hubs, outlinks) | 'AllFetched' >> beam.Flatten(),
             (hub_fetch[Fetch.LOG], fetched[Fetch.LOG]) | 'AllFetchLogs' >> beam.Flatten(),
-            (hub_pages, fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks)) | 'AllPages' >> beam.Flatten())
+            (hub_pages, fetched[Fetch.PAGES] | 'Extract' >> Extract(blocks, words)) | 'AllPages' >> beam.Flatten())

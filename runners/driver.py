@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from models import text
 from models.discovery import DiscoveryPlan, site_words
 from models.frontier import seed_candidate
 from models.ranking import RankingError
@@ -85,6 +86,7 @@ class Driver:
         self.crawl = crawl
         self.progress_bar = progress_bar  # None: a bar when stderr is a terminal
         self.settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
+        text.use_dictionary_words(self.settings.topic.dictionary_words)  # as the workers segment
         self.beam_args = beam_args or self.settings.beam_args or DEFAULT_BEAM_ARGS
         self.progress = progress
         self.strategy = make_strategy(self.settings.strategy, self.settings.strategy_params)

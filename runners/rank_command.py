@@ -3,7 +3,7 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from models import ranking
+from models import ranking, text
 from models.pagerank import MODES as PAGERANK_MODES
 from models.settings import CrawlSettings
 from pipelines.state import CrawlDir
@@ -17,6 +17,7 @@ SHORT_NAMES = {'nb': 'nb', 'lr': 'lr', 'ocsvm': 'ocsvm', 'cosine': 'cos', 'jacca
 def rank(args: argparse.Namespace, beam_args: list[str]) -> int:
     crawl = CrawlDir.open(args.crawl_dir)
     settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
+    text.use_dictionary_words(settings.topic.dictionary_words)  # negatives' pages segmented as the crawl's
     last = crawl.last_committed_round()
     if last is None:
         raise CommandError(f'{crawl.root} has no committed round yet: run `focal crawl --resume {crawl.root}` '

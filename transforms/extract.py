@@ -14,11 +14,16 @@ class ExtractPagesFn(beam.DoFn):
     terms of its anchor, its context (content and related blocks only) and its URL, kept apart,
     and its block's place among the page's content and related blocks. With `blocks`, also the
     terms of each of those blocks (SSAPS scores them one by one). The body and block measures stay
-    here: the record is materialised between stages."""
+    here: the record is materialised between stages. Chinese is segmented with the topic's
+    keywords as whole words (`dictionary_words`, Topic.dictionary_words)."""
 
-    def __init__(self, blocks: bool = False):
+    def __init__(self, blocks: bool = False, dictionary_words: frozenset[str] = frozenset()):
         self.blocks = blocks
+        self.dictionary_words = dictionary_words
         self.unreadable = Metrics.counter(self.__class__, 'unreadable_pages')
+
+    def setup(self):
+        text.use_dictionary_words(self.dictionary_words)
 
     def process(self, fetched):
         page = extract_page(fetched['body'], fetched['final_url'], fetched['content_type'])
@@ -27,8 +32,8 @@ class ExtractPagesFn(beam.DoFn):
         scored_blocks = [block for block in page.blocks if block.kind in CONTEXT_BLOCKS]
         block_of = {id(link): index for index, block in enumerate(scored_blocks) for link in block.links}
         links = [(link, text.recurring_terms(link.anchor),
-                  text.tokenize(link.context) if link.block in CONTEXT_BLOCKS else [],
-                  text.tokenize(text.url_words(link.url)), block_of.get(id(link)))
+                  text.recurring_terms(link.context) if link.block in CONTEXT_BLOCKS else [],
+                  text.recurring_terms(text.url_words(link.url)), block_of.get(id(link)))
                  for link in page.links]
         yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
@@ -40,9 +45,10 @@ class ExtractPagesFn(beam.DoFn):
 class Extract(beam.PTransform):
     """Fetched pages -> extracted pages (see ExtractPagesFn)."""
 
-    def __init__(self, blocks: bool = False):
+    def __init__(self, blocks: bool = False, dictionary_words: frozenset[str] = frozenset()):
         super().__init__()
         self.blocks = blocks
+        self.dictionary_words = dictionary_words
 
     def expand(self, fetched_pages):
-        return fetched_pages | 'ExtractPages' >> beam.ParDo(ExtractPagesFn(self.blocks))
+        return fetched_pages | 'ExtractPages' >> beam.ParDo(ExtractPagesFn(self.blocks, self.dictionary_words))
