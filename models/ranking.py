@@ -35,7 +35,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import sparse
-from scipy.stats import rankdata
 
 from models import text
 from models.extract import extract_page
@@ -334,6 +333,7 @@ def positions(scores: np.ndarray) -> np.ndarray:
     """0-based places in descending score order; ties share the mean of the places they span.
     Scores equal to TIE_DECIMALS tie: the float noise of another summation order (another runner's
     shuffle) must not order pages."""
+    from scipy.stats import rankdata  # scipy.stats takes ~0.9 s to import: only rankings need it
     return rankdata(-np.round(np.asarray(scores, dtype=np.float64), TIE_DECIMALS), method='average') - 1
 
 

@@ -17,7 +17,6 @@ import re
 import threading
 import unicodedata
 
-import jieba
 import rjieba
 import stopwordsiso
 
@@ -55,8 +54,10 @@ def stop_words() -> frozenset:
 
 
 @functools.lru_cache(maxsize=None)
-def jieba_tokenizer() -> jieba.Tokenizer:
-    """jieba's default tokenizer with its dictionary loaded; once per process, thread-safe."""
+def jieba_tokenizer() -> 'jieba.Tokenizer':
+    """jieba's default tokenizer with its dictionary loaded; once per process, thread-safe.
+    Imported here: only TextRank needs jieba itself, and its import takes ~0.15 s."""
+    import jieba
     with _jieba_lock:
         jieba.setLogLevel(logging.WARNING)
         jieba.dt.initialize()

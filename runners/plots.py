@@ -4,16 +4,14 @@ Task names and titles are often Chinese, and matplotlib's default font has no CJ
 plots ask for a CJK font the machine has (Noto/Source Han, WenQuanYi, Droid fallback, the usual
 Windows and macOS ones) ahead of DejaVu Sans, and matplotlib falls back glyph by glyph. With no
 CJK font installed the plots still render, Chinese as boxes, and `cjk_font()` says so once.
+matplotlib is imported on the first plot (~0.5 s): every `focal` command imports this module,
+few of them plot.
 """
 import functools
 import io
 import logging
 import warnings
 
-import matplotlib
-from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 CJK_FAMILIES = ('Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'WenQuanYi Micro Hei', 'WenQuanYi Zen Hei',
                 'Droid Sans Fallback', 'AR PL UMing CN', 'SimHei', 'Microsoft YaHei', 'PingFang SC', 'Heiti SC')
@@ -25,6 +23,7 @@ log = logging.getLogger(__name__)
 def cjk_font() -> str | None:
     """A CJK font family matplotlib can use, registering a system font file it has not indexed yet
     (its font cache predates fonts installed later); None when the machine has none."""
+    from matplotlib import font_manager
     known = {font.name for font in font_manager.fontManager.ttflist}
     for family in CJK_FAMILIES:
         if family in known:
@@ -41,7 +40,9 @@ def cjk_font() -> str | None:
     return None
 
 
-def new_figure(width: float = 8, height: float = 4.2) -> Figure:
+def new_figure(width: float = 8, height: float = 4.2) -> 'matplotlib.figure.Figure':
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
     figure = Figure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(figure)
     return figure
@@ -52,13 +53,14 @@ def with_cjk_font(plot):
     resolved when an artist is made, ticks when drawn: the whole function runs in the context)."""
     @functools.wraps(plot)
     def plotted(*args, **kwargs):
+        import matplotlib
         families = [f for f in (cjk_font(), 'DejaVu Sans') if f]
         with matplotlib.rc_context({'font.family': 'sans-serif', 'font.sans-serif': families}):
             return plot(*args, **kwargs)
     return plotted
 
 
-def png(figure: Figure) -> bytes:
+def png(figure: 'matplotlib.figure.Figure') -> bytes:
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.filterwarnings('ignore', message='Glyph .* missing from font')
