@@ -29,7 +29,7 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
 
 def terms_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
     """cos(topic keyword weights, TF-IDF weights of all the terms)."""
-    if not any(term in topic.term_weights for term in terms):
+    if topic.term_weights.keys().isdisjoint(terms):
         return 0.0  # no shared term, no dot product: most links' words, so skip the weights
     return cosine(topic.term_weights, tfidf_weights(list(terms), stats))
 
@@ -50,7 +50,7 @@ def topic_words_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) 
 
 def dth_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
     """DTH eq. 1: cos(TextRank topic vector, tf x log(N / df)) over all the page's terms (eq. 2)."""
-    if not any(term in topic.term_weights for term in terms):
+    if topic.term_weights.keys().isdisjoint(terms):
         return 0.0
     documents = max(stats.documents, 1)
     page = {term: n * math.log(documents / max(stats.document_frequency.get(term, 0), 1))
