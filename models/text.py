@@ -12,6 +12,7 @@ list and scikit-learn's English list (stopwords-iso's English list drops domain 
 "area", "home" and "world").
 """
 import functools
+import importlib.util
 import logging
 import re
 import threading
@@ -54,12 +55,21 @@ def normalize(text: str) -> str:
     return text.casefold().replace('’', "'")
 
 
+def _english_stop_words() -> set[str]:
+    """scikit-learn's English list (the Glasgow IR group's), read from its module alone: importing
+    it through sklearn costs every tokenising process (Beam workers too) ~1.2 CPU-s of imports."""
+    location = importlib.util.find_spec('sklearn').submodule_search_locations[0]
+    spec = importlib.util.spec_from_file_location('_sklearn_stop_words',
+                                                  f'{location}/feature_extraction/_stop_words.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return set(module.ENGLISH_STOP_WORDS)
+
+
 @functools.lru_cache(maxsize=None)
 def stop_words() -> frozenset:
-    """Chinese and English stop words, normalised like the tokens they filter. scikit-learn is
-    imported here, on first use: it takes a second, and most importers never filter stop words."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    words = set(stopwordsiso.stopwords('zh')) | set(ENGLISH_STOP_WORDS) | set(_ENGLISH_CONTRACTIONS)
+    """Chinese and English stop words, normalised like the tokens they filter."""
+    words = set(stopwordsiso.stopwords('zh')) | _english_stop_words() | set(_ENGLISH_CONTRACTIONS)
     return frozenset(normalize(w) for w in words)
 
 

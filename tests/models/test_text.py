@@ -37,3 +37,9 @@ def test_language_detection_by_han_share():
     assert text.is_chinese('北京房价上涨 according to reports')
     assert not text.is_chinese('Beijing house prices rose 北')
     assert not text.is_chinese('')
+
+
+def test_english_stop_words_are_scikit_learns_list():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    assert text._english_stop_words() == set(ENGLISH_STOP_WORDS)
+    assert {'the', 'and'} <= text.stop_words() and 'area' not in text.stop_words()
