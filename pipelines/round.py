@@ -161,7 +161,7 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
     hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract(blocks, words)
     hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(
         lambda page: outlink_rows(page['final_url'], page['position'],
-                                  [(link.url, link.block, index) for index, (link, *_) in enumerate(page['links'])],
+                                  [(url, block, index) for index, (url, _, _, block, *_) in enumerate(page['links'])],
                                   'BC'))
     known = ((earlier_reached, hubs | 'HubUrls' >> beam.Map(lambda row: row['url']),
               hub_fetch[Fetch.LOG] | 'HubsReached' >> beam.FlatMap(reached_urls))

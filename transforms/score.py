@@ -16,7 +16,7 @@ from transforms.termstats import DocumentFrequencies
 def link_terms(extracted: dict) -> set[str]:
     """The words besides the page's own whose statistics Score looks up: its links' (anchor,
     context and URL) and its related blocks' (the content blocks' are the page's)."""
-    return ({term for _, *parts, _ in extracted['links'] for terms in parts for term in terms}
+    return ({term for *_, anchor, context, url, _ in extracted['links'] for term in (*anchor, *context, *url)}
             | {term for _, terms in extracted['blocks'] for term in terms})
 
 
@@ -47,14 +47,15 @@ class ScorePagesFn(beam.DoFn):
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
-        for index, (link, anchor_terms, context_terms, url_terms, block_index) in enumerate(extracted['links']):
-            features = LinkFeatures(link.url, link.anchor, link.block, anchor_terms, context_terms, url_terms,
+        for index, link in enumerate(extracted['links']):
+            url, anchor, context, block, anchor_terms, context_terms, url_terms, block_index = link
+            features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     relevance(anchor_terms), relevance(context_terms), relevance(url_terms),
                                     block_index)
             score = self.strategy.score_link(features, parent, relevance)
             yield beam.pvalue.TaggedOutput(Score.LINKS, {
-                'round': self.round, 'url': source, 'dst': link.url, 'anchor': link.anchor,
-                'context': link.context, 'block': link.block, 'link_index': index,
+                'round': self.round, 'url': source, 'dst': url, 'anchor': anchor,
+                'context': context, 'block': block, 'link_index': index,
                 'anchor_relevance': features.anchor_relevance,
                 'context_relevance': features.context_relevance,
                 'url_relevance': features.url_relevance,
