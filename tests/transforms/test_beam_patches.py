@@ -1,0 +1,34 @@
+"""The remembered get_dofn_specs gives Beam the same answers, so stateful DoFns still run as such."""
+import apache_beam as beam
+from apache_beam.coders import VarIntCoder
+from apache_beam.testing.util import assert_that, equal_to
+from apache_beam.transforms import userstate
+
+import transforms  # noqa: F401  (installs the patch, as every use of our transforms does)
+
+
+class RunningTotal(beam.DoFn):
+    TOTAL = userstate.ReadModifyWriteStateSpec('total', VarIntCoder())
+
+    def process(self, element, total=beam.DoFn.StateParam(TOTAL)):
+        key, value = element
+        running = (total.read() or 0) + value
+        total.write(running)
+        yield key, running
+
+
+def test_specs_are_remembered_per_instance_and_equal_to_beams():
+    assert userstate.get_dofn_specs.remembers_per_instance
+    original = userstate.get_dofn_specs.__wrapped__
+    stateful, plain = RunningTotal(), beam.Map(lambda x: x).fn
+    for dofn in (stateful, plain):
+        assert userstate.get_dofn_specs(dofn) == original(dofn)
+        assert userstate.get_dofn_specs(dofn) is userstate.get_dofn_specs(dofn)
+    assert userstate.is_stateful_dofn(stateful) and not userstate.is_stateful_dofn(plain)
+
+
+def test_a_stateful_dofn_still_keeps_its_state():
+    with beam.Pipeline() as pipeline:
+        totals = (pipeline | beam.Create([('a', 1), ('a', 2), ('a', 3)])
+                  | beam.ParDo(RunningTotal()) | beam.Map(lambda kv: kv[1]))
+        assert_that(totals | beam.combiners.Top.Of(1), equal_to([[6]]))
