@@ -73,7 +73,9 @@ def normalize_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, query, ''))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def host_of(url: str) -> str:
-    """The lower-case host name of a URL ('' when there is none)."""
+    """The lower-case host name of a URL ('' when there is none). Cached: a site's menu links
+    recur on each of its pages, and urlsplit is a good part of scoring a link."""
     return (urlsplit(url).hostname or '').rstrip('.')
 
