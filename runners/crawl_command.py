@@ -15,7 +15,7 @@ from models.strategies import STRATEGIES
 from models.topic import load_task, load_topic
 from runners.command import CommandError, parameter_value, positive_int, read_seeds
 from pipelines.state import CrawlDir, final_outcomes
-from runners.driver import Driver
+from runners.driver import MAX_LOCAL_WORKERS, PARALLEL_ROUND_URLS, Driver, local_workers_args
 from runners.portable import check_job_endpoint
 from runners.rank_command import add_rank_options, given_rank_options
 
@@ -81,7 +81,7 @@ def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: li
     if fixed:
         raise CommandError(f'{", ".join(fixed)} cannot change a crawl being resumed: --resume continues '
                            f'with the settings in {crawl_dir.root}/crawl.json. It takes --budget, --rounds, '
-                           '--delay, --timeout, --proxy, --allow-host, --search and Beam options; for other settings '
+                           '--delay, --timeout, --proxy, --allow-host, --search, --workers and Beam options; for other settings '
                            'start a new crawl with --out')
     settings = CrawlSettings.from_dict(crawl_dir.config, source=f'{crawl_dir.root}/crawl.json')
     before = settings.to_dict()
@@ -117,7 +117,19 @@ def interrupt_recorded():
         signal.signal(signal.SIGINT, previous)
 
 
+def with_workers(workers: int | None, beam_args: list[str]) -> list[str]:
+    """--workers N as the local runner's Beam options, ahead of any others given."""
+    if workers is None:
+        return beam_args
+    runner = next((arg.split('=', 1)[1] for arg in beam_args if arg.startswith('--runner=')), 'DirectRunner')
+    if runner not in ('DirectRunner', 'direct'):
+        raise CommandError(f'--workers sets how many local processes run a round, and --runner={runner} runs it '
+                           'elsewhere: drop --workers (that runner has its own worker options)')
+    return [*local_workers_args(workers), *(arg for arg in beam_args if not arg.startswith('--runner='))]
+
+
 def crawl(args: argparse.Namespace, beam_args: list[str]) -> int:
+    beam_args = with_workers(args.workers, beam_args)
     if args.resume:
         crawl_dir = CrawlDir.open(args.resume)
         resume_settings(crawl_dir, args, beam_args)
@@ -220,6 +232,10 @@ def add_parser(subparsers) -> None:
     crawl_parser.add_argument('--timeout', type=float,
                               help='seconds to wait for a response to go on; a whole response gets '
                                    f'three times this (default: {DEFAULT_TIMEOUT})')
+    crawl_parser.add_argument('--workers', type=positive_int,
+                              help='local processes running each round (Beam DirectRunner; 1: this process). '
+                                   f'Default: a process per core, up to {MAX_LOCAL_WORKERS}, for rounds of '
+                                   f'{PARALLEL_ROUND_URLS} URLs or more, else 1; with Beam options given, theirs')
     crawl_parser.add_argument('--proxy', help='HTTP proxy for every request, e.g. the sandbox: http://127.0.0.1:8642')
     crawl_parser.add_argument('--allow-host', action='append', metavar='HOST',
                               help='allow a private or loopback host or IP (repeatable)')

@@ -8,6 +8,7 @@ choose the same URLs. A round is committed whole or discarded whole, also on Ctr
 """
 import collections
 import dataclasses
+import os
 import sys
 import time
 
@@ -31,6 +32,23 @@ from runners.ranks import metric_total, rank_round, read_ranking
 
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
 DEFAULT_BEAM_ARGS = ['--runner=DirectRunner']
+# From this many URLs a round with the default runner runs in a worker process per core (at most
+# MAX_LOCAL_WORKERS): each worker costs ~1 GB and a few CPU-seconds to start, which a small round
+# would not win back (benchmarks/real_pages.py measures both).
+PARALLEL_ROUND_URLS = 500
+MAX_LOCAL_WORKERS = 4
+
+
+def local_workers_args(workers: int) -> list[str]:
+    """Beam options for a DirectRunner round on `workers` local processes (1: in this process).
+    Multi-processing, never multi-threading: that mode lost rows of grouped tables in our runs."""
+    if workers <= 1:
+        return [*DEFAULT_BEAM_ARGS, '--direct_running_mode=in_memory']
+    return [*DEFAULT_BEAM_ARGS, '--direct_running_mode=multi_processing', f'--direct_num_workers={workers}']
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
 
 
 class CrawlError(Exception):
@@ -88,6 +106,7 @@ class Driver:
         self.settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
         text.use_dictionary_words(self.settings.topic.dictionary_words)  # as the workers segment
         self.beam_args = beam_args or self.settings.beam_args or DEFAULT_BEAM_ARGS
+        self.parallel_from = None if (beam_args or self.settings.beam_args) else PARALLEL_ROUND_URLS
         self.progress = progress
         self.strategy = make_strategy(self.settings.strategy, self.settings.strategy_params)
         # URLs requested so far, whatever the answer: what the budget counts. URLs refused before
@@ -214,6 +233,13 @@ class Driver:
             self.progress(f'{self.strategy.name}: UCB1 {arms}; round {after["pending"]["round"]}: {plan.operator} on '
                           f'{len(plan.inputs)} pages' + (f', {len(plan.queries)} queries' if plan.queries else ''))
 
+    def _round_beam_args(self, count: int) -> list[str]:
+        """The crawl's Beam options; with none given, a round of `parallel_from` URLs or more runs
+        on a worker process per core."""
+        if self.parallel_from is None or count < self.parallel_from or usable_cores() < 2:
+            return self.beam_args
+        return local_workers_args(min(usable_cores(), MAX_LOCAL_WORKERS))
+
     def _seed_urls(self) -> list[str]:
         """The settings' seeds, normalised, each once, in the order given."""
         urls, skipped = self.settings.seed_urls()
@@ -229,7 +255,7 @@ class Driver:
             selector_file = self.crawl.write_selector(number, choice.selector)
             started = time.monotonic()
             with RoundProgress(number, count, self.progress, self.progress_bar) as watch:
-                result = build_round(PipelineOptions(self.beam_args), self.crawl, pending, self.settings,
+                result = build_round(PipelineOptions(self._round_beam_args(count)), self.crawl, pending, self.settings,
                                      choice.discovered, choice.plan, count, watch.path).run()
                 result.wait_until_finish()
             pipeline_seconds = time.monotonic() - started

@@ -53,4 +53,8 @@ class Extract(beam.PTransform):
         self.dictionary_words = dictionary_words
 
     def expand(self, fetched_pages):
-        return fetched_pages | 'ExtractPages' >> beam.ParDo(ExtractPagesFn(self.blocks, self.dictionary_words))
+        # Fetch hands pages over host by host; spread, they keep every worker busy whatever the
+        # hosts' shares of the round (a best-first frontier is often most of it on a few hosts).
+        return (fetched_pages
+                | 'SpreadPages' >> beam.Reshuffle()
+                | 'ExtractPages' >> beam.ParDo(ExtractPagesFn(self.blocks, self.dictionary_words)))

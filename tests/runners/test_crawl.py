@@ -304,3 +304,27 @@ def test_resume_on_a_job_service_that_is_gone_says_what_to_do(crawls, tmp_path, 
     resumed = CrawlDir.open(out)
     assert resumed.committed_rounds() == whole.committed_rounds()  # nothing recorded
     assert resumed.config['budget'] == UNINTERRUPTED['budget']
+
+
+def test_a_crawl_on_two_worker_processes_fetches_and_writes_what_one_process_does(crawls, news_web_dir, sandbox,
+                                                                                  tmp_path):
+    crawl, _ = crawls['best-first']
+    out = tmp_path / 'two-workers'
+    focal(crawl_args(news_web_dir, sandbox, out, '--workers', '2', '--rounds', '2', *strategy_args('best-first'),
+                     **UNINTERRUPTED))
+    parallel = CrawlDir.open(str(out))
+    assert '--direct_running_mode=multi_processing' in parallel.config['beam_args']
+    assert frontiers(parallel) == frontiers(crawl)[:2]
+
+    def first_two_rounds(crawl_dir: CrawlDir, table: str, key: str) -> list:
+        rows = crawl_dir.read_table(table)
+        return sorted(rows.filter(pc.less_equal(rows['round'], 2)).column(key).to_pylist())
+    for table, key in (('pages', 'url'), ('links', 'dst'), ('candidates', 'url')):
+        assert first_two_rounds(parallel, table, key) == first_two_rounds(crawl, table, key), table
+
+
+def test_workers_are_refused_with_another_runner(tmp_path, news_web_dir, capsys):
+    argv = ['crawl', '--task', str(news_web_dir / 'tasks' / '房产.yaml'), '--out', str(tmp_path / 'c'),
+            '--workers', '2', '--runner=PortableRunner']
+    assert main(argv) == 2
+    assert '--workers sets how many local processes' in capsys.readouterr().err
