@@ -46,6 +46,7 @@ import random
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,6 +110,7 @@ class Crawl:
     server: float = 0.0       # of which the sandbox server's
     peak_rss: int = 0
     processes: int = 0
+    split: str = ''           # CPU-seconds of the crawl process and of each other process in its tree
     progress: str = ''
     load: float = 0.0
     error: str = ''
@@ -221,20 +223,27 @@ def _descendants(root: int) -> list[int]:
 class TreeSampler(threading.Thread):
     """Samples a process tree: the last CPU seen of every process in it, the peak of its summed RSS."""
 
-    def __init__(self, root: int):
+    def __init__(self, root: int, max_rss: int):
         super().__init__(daemon=True)
-        self.root, self.cpu_seen, self.peak_rss = root, {}, 0
+        self.root, self.max_rss, self.cpu_seen, self.peak_rss, self.killed = root, max_rss, {}, 0, False
         self._done = threading.Event()
 
     def run(self):
         while not self._done.wait(SAMPLE_SECONDS):
-            rss = 0
-            for pid in _descendants(self.root):
+            rss, tree = 0, _descendants(self.root)
+            for pid in tree:
                 cpu, resident = _cpu_and_rss(pid)
                 if resident:
                     self.cpu_seen[pid] = max(cpu, self.cpu_seen.get(pid, 0.0))
                     rss += resident
             self.peak_rss = max(self.peak_rss, rss)
+            if rss > self.max_rss and not self.killed:  # before the kernel's OOM killer picks a neighbour's process
+                self.killed = True
+                for pid in tree:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
 
     def stop(self) -> float:
         self._done.set()
@@ -252,7 +261,7 @@ def machine_busy_seconds() -> float:
 # -- one crawl --------------------------------------------------------------------------------
 
 def run_crawl(web: Web, proxy: str, mode: str, workers: int, repeat: int, out: Path, server: Server,
-              beam_args: list[str]) -> Crawl:
+              beam_args: list[str], max_rss: int) -> Crawl:
     result = Crawl(web.name, mode, workers, repeat, load=os.getloadavg()[0])
     seeds = out.parent / f'{web.name}-seeds.txt'
     seeds.write_text('\n'.join(web.urls) + '\n', encoding='utf-8')
@@ -267,7 +276,7 @@ def run_crawl(web: Web, proxy: str, mode: str, workers: int, repeat: int, out: P
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=PROJECT, env=subprocess_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
-    sampler = TreeSampler(process.pid)
+    sampler = TreeSampler(process.pid, max_rss)
     sampler.start()
     output = process.stdout.read()
     process.wait()
@@ -275,10 +284,16 @@ def run_crawl(web: Web, proxy: str, mode: str, workers: int, repeat: int, out: P
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result.cpu_sampled = sampler.stop()
     result.processes = len(sampler.cpu_seen)
+    others = sorted((cpu for pid, cpu in sampler.cpu_seen.items() if pid != process.pid), reverse=True)
+    result.split = f'driver {sampler.cpu_seen.get(process.pid, 0):.0f}' + (
+        ', others ' + ' + '.join(f'{cpu:.0f}' for cpu in others if cpu >= 0.5) if others else '')
     result.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     result.others = machine_busy_seconds() - busy - result.cpu
     result.peak_rss = sampler.peak_rss
     result.server = server.cpu() - server_cpu
+    if sampler.killed:
+        result.error = f'killed: the crawl\'s processes held more than --max-rss {max_rss / 2**30:.1f} GB'
+        return result
     if process.returncode:
         result.error = f'exit {process.returncode}: ' + output[-2000:]
         return result
@@ -377,6 +392,8 @@ def print_table(crawls: list[Crawl]) -> None:
               f'{c.cpu:>7.1f} {c.cpu_sampled:>7.1f} {rate(c.cpu):>8.2f} {rate(c.wall):>9.2f} {rate(c.pipeline):>9.2f} '
               f'{c.peak_rss / 2**20:>7.0f} {c.processes:>5} {c.others:>5.0f} (srv {c.server:>4.0f})'
               f' {c.load:>5.2f}  {c.progress}; {c.correct}')
+        if c.processes > 1:
+            print(f'    CPU s by process (/proc): {c.split}')
         if c.error:
             print(f'    {c.error}')
     for web in dict.fromkeys(c.web for c in crawls):
@@ -409,6 +426,9 @@ def main():
     parser.add_argument('--repeat', type=int, default=1, help='crawls per mode (default: %(default)s)')
     parser.add_argument('--beam-arg', action='append', default=[], metavar='ARG',
                         help='another Beam option for every crawl (repeatable), e.g. --beam-arg=--direct_runner_bundle_repeat=0')
+    parser.add_argument('--max-rss', type=float, default=6.0,
+                        help='GB the crawl\'s processes may hold together; a crawl over it is killed and marked '
+                             'FAILED (multi_threading:2 grew past 20 GB on 1,000 CWCED pages) (default: %(default)s)')
     parser.add_argument('--profile-pages', type=int, default=300,
                         help='URLs of the in-process per-stage profile, 0: none (default: %(default)s)')
     parser.add_argument('--wiki-web', type=Path, help='a built wikispeedia web (built in --workdir if absent)')
@@ -432,7 +452,8 @@ def main():
                 for repeat in range(1, args.repeat + 1):
                     for mode, workers in modes:
                         crawl = run_crawl(web, server.proxy, mode, workers, repeat,
-                                          workdir / f'crawl-{name}-{mode}-{workers}', server, args.beam_arg)
+                                          workdir / f'crawl-{name}-{mode}-{workers}', server, args.beam_arg,
+                                          int(args.max_rss * 2**30))
                         crawls.append(crawl)
                         print(f'  {mode}:{workers} #{repeat}: {crawl.pages} pages, wall {crawl.wall:.1f} s, '
                               f'CPU {crawl.cpu:.1f} s' + (f' FAILED {crawl.error[:300]}' if crawl.error else ''),
