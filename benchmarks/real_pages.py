@@ -26,7 +26,9 @@ address allowed; once per --modes entry MODE:WORKERS (Beam's --direct_running_mo
   over the tree). "others" is the CPU the rest of the machine (server included) used meanwhile;
 * the progress lines the driver printed (workers append a byte per URL to a file it watches).
 
-Then the ratio of the 2-worker to the 1-worker wall rate of each mode, and a per-stage profile:
+Then the ratio of the 2-worker wall rate of each mode to in_memory:1's and to its own 1-worker rate
+(issue 15's goal: 1.6 or more on 2 cores; on a shared machine read it with the "others" column), and a
+per-stage profile:
 the round's own DoFns called in this process on --profile-pages URLs (round_throughput.plain_round),
 under cProfile, grouped by stage (fetch, extract = decode/parse/blocks, page tokens, link words,
 document frequencies, score, write Parquet), in ms of CPU per page scaled to an unprofiled run.
