@@ -27,7 +27,7 @@ from sandbox.build import ensure_web
 from sandbox.server import SandboxServer, open_web
 from transforms.fetch import FetchHostBatchFn
 from transforms.extract import ExtractPagesFn
-from transforms.score import ScorePagesFn
+from transforms.score import Score, ScorePagesFn
 
 
 def frontier_rows(urls: list[str]) -> list[dict]:
@@ -37,6 +37,11 @@ def frontier_rows(urls: list[str]) -> list[dict]:
 
 def plain_loop(urls: list[str], settings: CrawlSettings) -> int:
     """The round's per-page work as ordinary Python calls; returns pages scored."""
+    return len(plain_round(urls, settings)[0])
+
+
+def plain_round(urls: list[str], settings: CrawlSettings) -> tuple[list[dict], list[dict]]:
+    """The round's DoFns called in turn in this process, as plain Python: (page rows, link rows)."""
     fetch = FetchHostBatchFn(settings.fetch.policy(), 1)
     fetch.setup()
     extract = ExtractPagesFn()
@@ -49,8 +54,14 @@ def plain_loop(urls: list[str], settings: CrawlSettings) -> int:
     extracted = [page for tagged in fetched for page in extract.process(tagged.value)]
     stats = TermStats.from_documents(page['tokens'] for page in extracted)
     score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)
-    return sum(1 for page in extracted
-               for row in score.process(page, stats.documents, stats.document_frequency) if not hasattr(row, 'tag'))
+    pages, links = [], []
+    for page in extracted:
+        for row in score.process(page, stats.documents, stats.document_frequency):
+            if not hasattr(row, 'tag'):
+                pages.append(row)
+            elif row.tag == Score.LINKS:
+                links.append(row.value)
+    return pages, links
 
 
 def beam_round(urls: list[str], settings: CrawlSettings, scratch: Path) -> int:
