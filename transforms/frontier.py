@@ -18,6 +18,29 @@ class MergeCandidatesFn(beam.DoFn):
         yield merge_candidates(joined['rows'], self.round)
 
 
+class MergeFoundRowsFn(beam.CombineFn):
+    """This round's rows of one URL merged as they come, so the shuffle carries a row per URL and
+    bundle rather than one per link (menus link the same URLs from every page of a site). Exact:
+    rows found in one round share their first_round, so merging some of them first picks the same
+    best row, depth, first round and link count as merging them all at once."""
+
+    def __init__(self, round_number: int):
+        self.round = round_number
+
+    def create_accumulator(self):
+        return None
+
+    def add_input(self, merged, row):
+        return row if merged is None else merge_candidates((merged, row), self.round)
+
+    def merge_accumulators(self, accumulators):
+        rows = [merged for merged in accumulators if merged is not None]
+        return merge_candidates(rows, self.round) if rows else None
+
+    def extract_output(self, merged):
+        return merged
+
+
 class UpdateFrontier(beam.PTransform):
     """{'previous': last round's candidate rows, 'found': this round's candidate rows,
     'reached': every URL requested or reached by redirect, in any round} -> candidate rows."""
@@ -27,9 +50,11 @@ class UpdateFrontier(beam.PTransform):
         self.round = round_number
 
     def expand(self, inputs):
-        rows = ((inputs['previous'], inputs['found'])
-                | 'AllCandidateRows' >> beam.Flatten()
-                | 'KeyByUrl' >> beam.Map(lambda row: (row['url'], row)))
+        found = (inputs['found']
+                 | 'KeyFoundByUrl' >> beam.Map(lambda row: (row['url'], row))
+                 | 'MergeFoundRows' >> beam.CombinePerKey(MergeFoundRowsFn(self.round)))
+        rows = ((inputs['previous'] | 'KeyByUrl' >> beam.Map(lambda row: (row['url'], row)), found)
+                | 'AllCandidateRows' >> beam.Flatten())
         reached = inputs['reached'] | 'MarkReached' >> beam.Map(lambda url: (url, True))
         return ({'rows': rows, 'done': reached}
                 | 'GroupByUrl' >> beam.CoGroupByKey()

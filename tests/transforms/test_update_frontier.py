@@ -34,3 +34,24 @@ def test_the_new_candidates_are_merged_and_never_hold_a_url_reached():
                                                    r['times_linked'], r['round']))
         assert_that(summary, equal_to([('http://a.test/1', 0.6, 'http://q.test/', 1, 3, 2),
                                        ('http://c.test/1', 0.3, 'http://p.test/', 2, 2, 2)]))
+
+
+def test_found_rows_merged_in_any_grouping_give_the_row_of_merging_them_all():
+    import random
+    from models.frontier import merge_candidates
+    from transforms.frontier import MergeFoundRowsFn
+    chance = random.Random(4)
+    rows = [{**row('http://a.test/x', chance.choice([0.2, 0.5, 0.9]), 3, parent=f'http://p{n % 4}.test/',
+                   times_linked=1), 'depth': chance.randint(-1, 3), 'parent_position': chance.randint(0, 3),
+             'link_index': chance.randint(0, 9)} for n in range(40)]
+    merge = MergeFoundRowsFn(3)
+    for _ in range(20):
+        chance.shuffle(rows)
+        cut = chance.randint(1, len(rows) - 1)
+        parts = []
+        for part in (rows[:cut], rows[cut:]):
+            merged = merge.create_accumulator()
+            for one in part:
+                merged = merge.add_input(merged, one)
+            parts.append(merged)
+        assert merge.extract_output(merge.merge_accumulators(parts)) == merge_candidates(rows, 3)
