@@ -60,7 +60,7 @@ def plain_round(urls: list[str], settings: CrawlSettings) -> tuple[list[dict], l
             if not hasattr(row, 'tag'):
                 pages.append(row)
             elif row.tag == Score.LINKS:
-                links.append(row.value)
+                links.extend(row.value)
     return pages, links
 
 

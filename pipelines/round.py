@@ -19,6 +19,7 @@ import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.transforms.window import GlobalWindows
 
 from models.discovery import DiscoveryPlan, home_page, outlink_rows
 from models.search import LINKGRAPH
@@ -47,6 +48,48 @@ class WriteTable(beam.PTransform):
         return rows | beam.io.WriteToParquet(
             posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table],
             file_name_suffix='.parquet', shard_name_template='-SSSSS-of-NNNNN')
+
+
+class _RowListsToTables(beam.DoFn):
+    """Lists of rows -> a pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row group's worth),
+    built in C++ from all of them at once rather than a row at a time."""
+    ROWS_PER_TABLE = 10_000
+
+    def __init__(self, table_schema: pa.Schema):
+        self.schema = table_schema
+
+    def start_bundle(self):
+        self.rows = []
+
+    def process(self, rows):
+        self.rows.extend(rows)
+        if len(self.rows) >= self.ROWS_PER_TABLE:
+            yield self._table()
+
+    def finish_bundle(self):
+        if self.rows:
+            yield GlobalWindows.windowed_value_at_end_of_window(self._table())
+
+    def _table(self) -> pa.Table:
+        table, self.rows = pa.Table.from_pylist(self.rows, self.schema), []
+        return table
+
+
+class WriteRowLists(beam.PTransform):
+    """Lists of rows -> Parquet shards of one crawl table (as WriteTable, for rows made in lists)."""
+
+    def __init__(self, directory: str, table: str):
+        super().__init__()
+        self.directory = directory
+        self.table = table
+
+    def expand(self, row_lists):
+        table_schema = schema.ROUND_TABLES[self.table]
+        return (row_lists
+                | 'ToTables' >> beam.ParDo(_RowListsToTables(table_schema))
+                | 'Write' >> beam.io.WriteToParquetBatched(
+                    posixpath.join(self.directory, self.table), table_schema,
+                    file_name_suffix='.parquet', shard_name_template='-SSSSS-of-NNNNN'))
 
 
 def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
@@ -120,7 +163,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous)
     scored = extracted | 'Score' >> Score(settings.topic, strategy, number, prior_documents(crawl, earlier), prior_terms)
     scored[Score.PAGES] | 'WritePages' >> WriteTable(out, 'pages')
-    scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links')
+    scored[Score.LINKS] | 'WriteLinks' >> WriteRowLists(out, 'links')
     scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats')
 
     reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))

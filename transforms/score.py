@@ -47,25 +47,28 @@ class ScorePagesFn(beam.DoFn):
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
+        edges = []
         for index, link in enumerate(extracted['links']):
             url, anchor, context, block, anchor_terms, context_terms, url_terms, block_index = link
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     relevance(anchor_terms), relevance(context_terms), relevance(url_terms),
                                     block_index)
             score = self.strategy.score_link(features, parent, relevance)
-            yield beam.pvalue.TaggedOutput(Score.LINKS, {
-                'round': self.round, 'url': source, 'dst': url, 'anchor': anchor,
-                'context': context, 'block': block, 'link_index': index,
-                'anchor_relevance': features.anchor_relevance,
-                'context_relevance': features.context_relevance,
-                'url_relevance': features.url_relevance,
-                'priority': None if score is None else score.priority})
+            edges.append({'round': self.round, 'url': source, 'dst': url, 'anchor': anchor,
+                          'context': context, 'block': block, 'link_index': index,
+                          'anchor_relevance': features.anchor_relevance,
+                          'context_relevance': features.context_relevance,
+                          'url_relevance': features.url_relevance,
+                          'priority': None if score is None else score.priority})
             if score is not None:
                 yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidate(features, parent, score, index, self.round))
+        if edges:
+            yield beam.pvalue.TaggedOutput(Score.LINKS, edges)
 
 
 class Score(beam.PTransform):
-    """Extracted pages -> {'pages': page rows, 'links': edge rows, 'found': candidate rows of the
+    """Extracted pages -> {'pages': page rows, 'links': each page's edge rows (a list per page: ~100
+    rows of a real page travel and are written as one element), 'found': candidate rows of the
     links the strategy keeps, 'term_stats': the crawl's cumulative (term, pages) counts}.
 
     `prior_term_stats` is the previous round's committed term_stats (a PCollection of rows) and
