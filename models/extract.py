@@ -152,7 +152,10 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     for element in root.iter('meta'):
         meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
     body_element = root.find('body')
-    finished = [_finish(box) for box in _segment(root if body_element is None else body_element, hrefs)]
+    boxes = _segment(root if body_element is None else body_element, hrefs)
+    finished = [_finish(box) for box in boxes]
+    if _void_article_marks(boxes, [measure for _, measure in finished]):
+        finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
     measures = [measure for _, measure in finished]
     blocks = _article_window([block for block, _ in finished], _headlines(root))
     for block, measure in zip(blocks, measures):
@@ -376,6 +379,21 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             mark.void = page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars
     _inline_small_boxes(page)
     return _split(page)
+
+
+def _void_article_marks(boxes: list[_Box], measures: list[BlockMeasures]) -> bool:
+    """The page's longest text-dense block is its article: navigation or noise marks on the
+    containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story) and
+    void. True when a mark was voided."""
+    dense = [measure.chars - measure.anchor_chars if measure.anchor_chars < LINK_DENSITY * measure.chars else 0
+             for measure in measures]
+    longest = max(range(len(dense)), key=dense.__getitem__, default=None)
+    if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:
+        return False
+    mark = boxes[longest].mark
+    while mark is not None:
+        mark.void, mark = True, mark.outer
+    return True
 
 
 def _box_chars(box: _Box) -> int:

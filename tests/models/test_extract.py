@@ -359,3 +359,17 @@ def test_every_cwced_page_decodes_to_its_gold_chinese(shared_data):
         shingles = {han[i:i + 3] for i in range(len(han) - 2)}
         found = sum(shingle in blocks for shingle in shingles)
         assert page.error is None and found >= 0.9 * len(shingles), (page_id, found, len(shingles))
+
+
+def test_marks_around_the_longest_text_block_are_void():
+    """A share bar's or an ad layer's class on the wrapper of a whole story is a mis-mark, even
+    when the page's link lists hold more text; the marks inside the story and elsewhere hold."""
+    headlines = ''.join(f'<li><a href="/h{number}/">Another long headline about the weather, number {number}</a></li>'
+                        for number in range(12))
+    markup = (f'<ul>{headlines}</ul>'
+              '<div class="share_wrapper"><div class="text"><p>{0}</p></div>'
+              '<div class="social"><a href="/tweet.html">Tweet this</a></div></div>'
+              '<div class="adBox"><p>Buy a new car today, the best prices in town on every model.</p></div>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip()]
+    assert link_classes(page)['/tweet.html'] == 'noise' and link_classes(page)['/h1/'] == 'related'
