@@ -45,6 +45,7 @@ class BlockMeasures:
     depth: int                  # of its container in the tree
     marker: str | None          # 'navigation' or 'noise' from class/id words or tags, on it or above
     related_marker: bool        # a related-list word on it or above
+    article_mark: bool          # in the story's own container ('article-body', itemprop articleBody)
     hidden: bool
     rule_kind: str              # the rules' class, before the article window
     lines: int
@@ -62,10 +63,10 @@ class BlockMeasures:
 def stop_word_density(text: str) -> float:
     """Share of function words: Chinese function characters among Han characters, or English
     stop words among words. Running text has many, menus and titles few (as in jusText)."""
-    han = [] if text.isascii() else HAN_CHARACTER.findall(text)
+    han = 0 if text.isascii() else len(HAN_CHARACTER.findall(text))
     words = _LATIN_WORD.findall(text.lower())
-    if len(han) > len(words):
-        return sum(1 for char in han if char in _CHINESE_FUNCTION_CHARS) / len(han)
+    if han > len(words):
+        return sum(map(text.count, _CHINESE_FUNCTION_CHARS)) / han
     stops = stop_words()
     return sum(1 for word in words if word in stops) / len(words) if words else 0.0
 
@@ -74,7 +75,7 @@ FEATURES = (
     'log_chars', 'link_density', 'anchor_share', 'log_links', 'log_lines', 'log_chars_per_line',
     'stop_word_density', 'punctuation_density', 'position', 'text_before', 'page_share',
     'paragraphs_per_line', 'list_items_per_line', 'headings', 'in_table_cell', 'in_list', 'depth',
-    'navigation_mark', 'noise_mark', 'related_mark', 'hidden', 'windowed',
+    'navigation_mark', 'noise_mark', 'related_mark', 'article_mark', 'hidden', 'windowed',
     *(f'rule_{kind}' for kind in BLOCK_CLASSES),
     'previous_log_chars', 'previous_link_density', 'previous_stop_word_density', 'previous_rule_content',
     'next_log_chars', 'next_link_density', 'next_stop_word_density', 'next_rule_content',
@@ -117,6 +118,7 @@ def feature_rows(measures: list[BlockMeasures]) -> np.ndarray:
         'navigation_mark': column(measure.marker == 'navigation' for measure in measures),
         'noise_mark': column(measure.marker == 'noise' for measure in measures),
         'related_mark': column(measure.related_marker for measure in measures),
+        'article_mark': column(measure.article_mark for measure in measures),
         'hidden': column(measure.hidden for measure in measures),
         'windowed': column(measure.windowed for measure in measures),
         **{f'rule_{kind}': column(rule_kind == kind for rule_kind in rule_kinds)

@@ -60,23 +60,33 @@ def _word_pattern(words: str) -> re.Pattern:
     return re.compile(rf'\b(?:(?:{whole})\b|{prefixes})')
 
 
-# Checked in this order; navigation and noise marks beat related ones wherever they are.
+# Checked in this order; navigation and noise marks beat article and related ones on the same
+# element and wherever they are above it (unless void). An
+# article mark names the story's own container ('article-body', 'entry-content', itemprop
+# articleBody): it voids the marks around it and the block model weighs it.
 _CLASS_WORDS = (
-    ('noise', _word_pattern('ad ads advert banner sponsor promo popular rank hot hotnews comment share '
-                            'social copyright gg guanggao')),
-    ('navigation', _word_pattern('nav navbar navi menu topbar breadcrumb crumb crumbs footer bottom '
-                                 'pages pagination pager')),
-    ('related', _word_pattern('related relate recommend seealso xgxw xgwz tj tuijian list newslist '
-                              'side sidebar')),
+    ('noise', _word_pattern('ad ads advert banner sponsor promo popular trending rank hot hotnews comment '
+                            'share social copyright newsletter signup subscription cookie consent gdpr '
+                            'paywall modal popup outbrain taboola disqus gg guanggao')),
+    ('navigation', _word_pattern('nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs '
+                                 'footer bottom pages pagination pager')),
+    ('article', re.compile(r'\b(?:article|entry|post|story|main|body)(?:body|content|text)\b')),
+    ('related', _word_pattern('related relate recommend seealso readmore morestories recirc teaser xgxw '
+                              'xgwz tj tuijian list newslist side sidebar')),
 )
+# Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
+# component names of script-built pages.
+_HINT_ATTRIBUTES = ('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid')
 _TOKEN = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')  # 'hotNews-box2' -> hot News box 2
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
 _HEADING_WORDS = (
     ('noise', ('广告', '推广', '赞助', '热门', '热点', '排行', '评论', '分享', 'advertisement',
-               'sponsored', 'popular', 'most read', 'most viewed', 'trending', 'comments')),
+               'sponsored', 'popular', 'most read', 'most viewed', 'most shared', 'trending', 'comments',
+               'newsletter', 'sign up', 'subscribe', 'follow us')),
     ('related', ('相关', '推荐', '延伸阅读', '猜你喜欢', 'related', 'see also', 'recommended',
-                 'further reading', 'you may also like', 'read more')),
+                 'further reading', 'you may also like', 'you might also like', 'read more', 'read next',
+                 'more stories', 'more from', 'top stories', 'editors\' picks')),
     ('navigation', ('友情链接', '合作伙伴', '导航', 'partner', 'navigation')),
 )
 
@@ -235,9 +245,14 @@ class _Hrefs:
         self.base = base
         origin = _ORIGIN.match(base)
         self.scheme, self.origin = (origin.group(1), origin.group()) if origin else ('', '')
+        self.resolved = {}  # a page links to its menu's pages from several blocks
 
     def url(self, href: str) -> str | None:
-        href = href.strip()
+        if href not in self.resolved:
+            self.resolved[href] = self._resolve(href.strip())
+        return self.resolved[href]
+
+    def _resolve(self, href: str) -> str | None:
         if not href or href.startswith('#') or _OTHER_SCHEME.match(href):
             return None
         if href.startswith('//'):
@@ -266,8 +281,8 @@ def _attribute_hint(attributes: str) -> str | None:
 
 
 def _element_hint(element) -> str | None:
-    attributes = element.get('class'), element.get('id')
-    hint = _attribute_hint(' '.join(filter(None, attributes))) if any(attributes) else None
+    attributes = [value for value in map(element.get, _HINT_ATTRIBUTES) if value]
+    hint = _attribute_hint(' '.join(attributes)) if attributes else None
     if hint is None and element.tag in _TAG_HINTS:
         in_article = element.tag in _ARTICLE_PARTS and any(True for _ in element.iterancestors('article'))
         hint = None if in_article else _TAG_HINTS[element.tag]
@@ -301,6 +316,7 @@ class _Box:
     items: list = dataclasses.field(default_factory=list)
     mark: _Mark | None = None     # navigation or noise, from the container or an ancestor
     related_marker: bool = False  # a related-list word on the container or an ancestor
+    article: bool = False         # in the story's own container (an article mark)
     marked: bool = False          # the container itself has a hint, so it stays a block
     small: bool = False           # at most one link and a line or two of text, no marks
     hidden: bool = False          # in a subtree the browser does not show: never content
@@ -314,13 +330,16 @@ class _Box:
         ancestors'. A hidden element stays a block of its own, as a marked container does."""
         hint = _element_hint(element)
         own = _Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
-        return _Box([], own or self.mark, self.related_marker or hint == 'related',
-                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own,
-                    tag=element.tag, depth=self.depth + 1)
+        if hint == 'article':
+            _void(self.mark)
+        return _Box([], own or self.mark, self.related_marker or hint == 'related', self.article or hint == 'article',
+                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own, tag=element.tag,
+                    depth=self.depth + 1)
 
     def own_text(self, items: list) -> '_Box':
         """A block of this container's own pieces, between or around its inner boxes."""
-        return _Box(items, self.mark, self.related_marker, hidden=self.hidden, tag=self.tag, depth=self.depth)
+        return _Box(items, self.mark, self.related_marker, article=self.article, hidden=self.hidden, tag=self.tag,
+                    depth=self.depth)
 
     @property
     def marker(self) -> str | None:
@@ -332,6 +351,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     """One walk over the body, putting text and links into the innermost open container. The
     body's own class says what the page is, not what a block is: it is not a hint."""
     page = _Box()
+    hidden_elements = _hidden_elements(body)
     open_boxes, marks = [(body, page)], []
     container, items = body, page.items
     anchor_element, anchor, anchor_start = None, None, 0
@@ -343,7 +363,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             if role == 'skipped':
                 walk.skip_subtree()
                 continue
-            hidden = anchor is None and element is not body and _is_hidden(element)
+            hidden = anchor is None and element in hidden_elements
             if (role == 'container' or hidden) and anchor is None and element is not body:
                 box = open_boxes[-1][1].inside(element, hidden)
                 open_boxes.append((element, box))
@@ -390,25 +410,30 @@ def _void_article_marks(boxes: list[_Box], measures: list[BlockMeasures]) -> boo
     longest = max(range(len(dense)), key=dense.__getitem__, default=None)
     if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:
         return False
-    mark = boxes[longest].mark
+    _void(boxes[longest].mark)
+    return True
+
+
+def _void(mark: _Mark | None):
+    """The mark and the ones it overrides: mis-marks on the containers around the story."""
     while mark is not None:
         mark.void, mark = True, mark.outer
-    return True
 
 
 def _box_chars(box: _Box) -> int:
     """Visible characters of the box's text and its inner boxes', counted once per box: moving
     pieces between boxes later (inlining, splitting) never changes a box's total."""
     if box.chars < 0:
-        box.chars = sum(_box_chars(item) if type(item) is _Box else len(''.join(item.split()))
-                        for item in box.items if type(item) is not _Anchor)
+        box.chars = (_visible_chars([item for item in box.items if type(item) is str])
+                     + sum(_box_chars(item) for item in box.items if type(item) is _Box))
     return box.chars
 
 
-def _is_hidden(element) -> bool:
-    """An inline display:none or visibility:hidden style, or a hidden attribute."""
-    style = element.get('style')
-    return (style is not None and _HIDDEN_STYLE.search(style) is not None) or element.get('hidden') is not None
+def _hidden_elements(body) -> set:
+    """The elements under the body with an inline display:none or visibility:hidden style, or a
+    hidden attribute; found by one XPath query, as few elements have either attribute."""
+    return {element for element in body.xpath('.//*[@hidden or @style]')
+            if element.get('hidden') is not None or _HIDDEN_STYLE.search(element.get('style') or '')}
 
 
 def _close_anchor(anchor: _Anchor, element, pieces: list[str]):
@@ -506,7 +531,8 @@ def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
     measures = BlockMeasures.of_text(
         text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(_PARAGRAPH),
         list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag,
-        depth=box.depth, marker=box.marker, related_marker=box.related_marker, hidden=box.hidden, rule_kind=kind)
+        depth=box.depth, marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
+        rule_kind=kind)
     return block, measures
 
 

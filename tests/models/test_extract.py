@@ -373,3 +373,25 @@ def test_marks_around_the_longest_text_block_are_void():
     page = extract(markup.format(STORY), rules_only=True)
     assert page.text.splitlines() == [STORY.strip()]
     assert link_classes(page)['/tweet.html'] == 'noise' and link_classes(page)['/h1/'] == 'related'
+
+
+def test_an_article_mark_voids_the_marks_around_it():
+    """'article-body' (or itemprop articleBody) names the story's container: an ad layer around
+    it is a mis-mark even for a story shorter than a long block, and the marks inside it hold."""
+    story = STORY[:200].strip()
+    markup = ('<div class="adLayer"><div itemprop="articleBody"><p>{0}</p>'
+              '<div class="share"><a href="/tweet.html">Tweet this</a></div></div>'
+              '<div class="promo"><p>Buy a new car today.</p></div></div>')
+    page = extract(markup.format(story), rules_only=True)
+    assert page.text.splitlines() == [story]
+    assert [block.kind for block in page.blocks] == ['content', 'noise', 'noise']
+    assert [measure.article_mark for measure in page.measures] == [True, True, False]
+
+
+def test_roles_and_component_names_mark_blocks():
+    markup = ('<div role="navigation"><a href="/a/">Home</a> <a href="/b/">News</a></div>'
+              '<div data-component="newsletter-signup"><p>Get the best stories in your inbox every morning.</p></div>'
+              '<div data-testid="cookie-banner"><p>We use cookies to improve your experience of our site.</p></div>'
+              '<p>{0}</p>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['navigation', 'noise', 'noise', 'content']
