@@ -22,6 +22,8 @@ last one become noise, so the main text is the article; every block stays in `bl
 """
 import dataclasses
 import functools
+import html
+import json
 import re
 import threading
 from urllib.parse import urljoin
@@ -76,7 +78,7 @@ _CLASS_WORDS = (
 )
 # Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
 # component names of script-built pages.
-_HINT_ATTRIBUTES = ('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid')
+_HINT_ATTRIBUTES = frozenset(('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid'))
 _TOKEN = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')  # 'hotNews-box2' -> hot News box 2
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
@@ -104,6 +106,9 @@ HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for th
                               # bylines, a lead image sit between them, a page's other stories further up
 MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
 CONTEXT_CHARS = 50            # link context on each side of the anchor
+IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
+FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
+MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
@@ -112,6 +117,7 @@ _ORIGIN = re.compile(r'([a-z][a-z0-9+.-]*)://[^/?#]*', re.I)
 _OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript:, mailto:, ...
 _HIDDEN_STYLE = re.compile(r'display\s*:\s*none|visibility\s*:\s*hidden', re.I)
 _DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
+_MARKUP_TAG = re.compile(r'<[^>]*>')
 
 
 @dataclasses.dataclass
@@ -167,11 +173,13 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     if _void_article_marks(boxes, [measure for _, measure in finished]):
         finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
     measures = [measure for _, measure in finished]
-    blocks = _article_window([block for block, _ in finished], _headlines(root))
+    headlines = _headlines(root)
+    blocks = _article_window([block for block, _ in finished], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
     if not rules_only and blocks:
         blocks = _model_classes(blocks, measures)
+        blocks = _structured_window(blocks, measures, _structured_body(root), headlines)
     return ExtractedPage(
         title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
@@ -281,7 +289,7 @@ def _attribute_hint(attributes: str) -> str | None:
 
 
 def _element_hint(element) -> str | None:
-    attributes = [value for value in map(element.get, _HINT_ATTRIBUTES) if value]
+    attributes = [value for name, value in element.items() if name in _HINT_ATTRIBUTES and value]
     hint = _attribute_hint(' '.join(attributes)) if attributes else None
     if hint is None and element.tag in _TAG_HINTS:
         in_article = element.tag in _ARTICLE_PARTS and any(True for _ in element.iterancestors('article'))
@@ -324,6 +332,7 @@ class _Box:
     tag: str = 'body'             # the container's
     depth: int = 0                # containers around it
     chars: int = -1               # visible characters, once counted (_box_chars)
+    inner: int = 0                # inner boxes added to items: most containers have none
 
     def inside(self, element, hidden: bool = False) -> '_Box':
         """An empty box for a container (or hidden element) in this one: its own marker beats its
@@ -351,7 +360,6 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     """One walk over the body, putting text and links into the innermost open container. The
     body's own class says what the page is, not what a block is: it is not a hint."""
     page = _Box()
-    hidden_elements = _hidden_elements(body)
     open_boxes, marks = [(body, page)], []
     container, items = body, page.items
     anchor_element, anchor, anchor_start = None, None, 0
@@ -363,7 +371,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             if role == 'skipped':
                 walk.skip_subtree()
                 continue
-            hidden = anchor is None and element in hidden_elements
+            hidden = anchor is None and element is not body and _is_hidden(element)
             if (role == 'container' or hidden) and anchor is None and element is not body:
                 box = open_boxes[-1][1].inside(element, hidden)
                 open_boxes.append((element, box))
@@ -388,7 +396,9 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
                 marks.append((box.own_mark, _box_chars(box)))
             container, parent = open_boxes[-1]
             items = parent.items
-            items.extend(_close(box))
+            closed = _close(box)
+            parent.inner += len(closed)
+            items.extend(closed)
         elif role == 'line':
             items.append('\n')
         if element.tail:
@@ -396,7 +406,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     if marks:  # void marks on a container of most of the page's text (module docstring)
         page_chars = _box_chars(page)
         for mark, chars in marks:
-            mark.void = page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars
+            mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
     _inline_small_boxes(page)
     return _split(page)
 
@@ -429,11 +439,10 @@ def _box_chars(box: _Box) -> int:
     return box.chars
 
 
-def _hidden_elements(body) -> set:
-    """The elements under the body with an inline display:none or visibility:hidden style, or a
-    hidden attribute; found by one XPath query, as few elements have either attribute."""
-    return {element for element in body.xpath('.//*[@hidden or @style]')
-            if element.get('hidden') is not None or _HIDDEN_STYLE.search(element.get('style') or '')}
+def _is_hidden(element) -> bool:
+    """An inline display:none or visibility:hidden style, or a hidden attribute."""
+    style = element.get('style')
+    return (style is not None and _HIDDEN_STYLE.search(style) is not None) or element.get('hidden') is not None
 
 
 def _close_anchor(anchor: _Anchor, element, pieces: list[str]):
@@ -460,12 +469,14 @@ def _inline_small_boxes(box: _Box) -> bool:
     """Small inner boxes rejoin the container's text when it has text of its own (a date line, a
     print link under an article) or when all of them are small (a link table's cells). True
     when inner boxes remain."""
+    if not box.inner:
+        return False
     inner = [item for item in box.items if type(item) is _Box]
-    if inner and (all(item.small for item in inner) or _has_content(box.items)):
+    if all(item.small for item in inner) or _has_content(box.items):
         box.items = [piece for item in box.items
                      for piece in (['\n', *item.items, '\n'] if type(item) is _Box and item.small else (item,))]
         return any(not item.small for item in inner)
-    return bool(inner)
+    return True
 
 
 def _has_content(items: list) -> bool:
@@ -590,6 +601,56 @@ def _article_window(blocks: list[Block], headlines: str = '') -> list[Block]:
                      if blocks[index].kind == 'content' and _is_headline(blocks[index], headlines)), first)
     return [block if block.kind != 'content' or headline <= index <= last else _reclassed(block, 'noise')
             for index, block in enumerate(blocks)]
+
+
+def _structured_body(root) -> str:
+    """The articleBody of the page's schema.org JSON-LD (news sites give search engines their
+    story's text there), tags stripped and whitespace collapsed; '' when there is none."""
+    bodies = []
+    for script in root.iter('script'):
+        text = script.text or ''
+        if 'articleBody' in text and (script.get('type') or '').strip().lower() == 'application/ld+json':
+            try:
+                bodies += _article_bodies(json.loads(text))
+            except ValueError:  # broken JSON: the page's blocks alone decide
+                continue
+    return _collapse(html.unescape(_MARKUP_TAG.sub(' ', ' '.join(bodies))))
+
+
+def _article_bodies(document) -> list[str]:
+    """Every articleBody string in a JSON-LD document, @graph lists and nested objects included."""
+    if isinstance(document, list):
+        return [body for item in document for body in _article_bodies(item)]
+    if not isinstance(document, dict):
+        return []
+    own = document.get('articleBody')
+    return ([own] if isinstance(own, str) else []) + [body for key, value in document.items() if key != 'articleBody'
+                                                      for body in _article_bodies(value)]
+
+
+def _structured_window(blocks: list[Block], measures: list[BlockMeasures], article_body: str,
+                       headlines: str) -> list[Block]:
+    """A JSON-LD articleBody of LONG_BLOCK_CHARS or more says what the story is: text-dense, visible
+    blocks whose lines are in it (IN_BODY_SHARE of their characters) are content, whatever the
+    rules and the model said. When such blocks hold FULL_BODY_SHARE of it (a full text, not a
+    summary), the other content blocks (a newsletter box, teasers) become noise, but the headline."""
+    body_chars = len(''.join(article_body.split()))
+    if body_chars < LONG_BLOCK_CHARS:
+        return blocks
+    in_body = [not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars
+               and _chars_in(block.text, article_body) >= IN_BODY_SHARE * measure.chars
+               for block, measure in zip(blocks, measures)]
+    full = sum(measure.chars for measure, inside in zip(measures, in_body) if inside) >= FULL_BODY_SHARE * body_chars
+    return [_reclassed(block, 'content') if inside and block.kind != 'content' else
+            _reclassed(block, 'noise') if full and not inside and block.kind == 'content'
+            and not _is_headline(block, headlines) else block
+            for block, inside in zip(blocks, in_body)]
+
+
+def _chars_in(text: str, article_body: str) -> int:
+    """Visible characters of the text's lines (MIN_BODY_LINE_CHARS or longer) in the articleBody."""
+    return sum(len(''.join(line.split())) for line in text.split('\n')
+               if len(line) >= MIN_BODY_LINE_CHARS and line in article_body)
 
 
 def _reclassed(block: Block, kind: str) -> Block:

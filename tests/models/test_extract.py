@@ -395,3 +395,28 @@ def test_roles_and_component_names_mark_blocks():
               '<p>{0}</p>')
     page = extract(markup.format(STORY), rules_only=True)
     assert [block.kind for block in page.blocks] == ['navigation', 'noise', 'noise', 'content']
+
+
+def test_a_json_ld_article_body_says_which_blocks_are_the_story():
+    """A modern page: the story in short paragraphs wrapped one by one, a newsletter box and a
+    teaser between them, and the full text in JSON-LD (HTML-escaped, in a @graph)."""
+    paragraphs = [STORY[start:start + 190].strip() for start in range(0, 570, 190)]
+    document = {'@context': 'https://schema.org', '@graph': [
+        {'@type': 'WebPage', 'name': 'Storm'},
+        {'@type': 'NewsArticle', 'headline': 'Storm hits the coast',
+         'articleBody': ' '.join(f'&lt;p&gt;{paragraph}&lt;/p&gt;' for paragraph in paragraphs)}]}
+    markup = (f'<html><head><title>Storm hits the coast | The Daily</title>'
+              f'<script type="application/ld+json">{json.dumps(document)}</script></head><body>'
+              '<nav><a href="/a/">Home</a> <a href="/b/">News</a></nav><h1>Storm hits the coast</h1>'
+              + ''.join(f'<div class="para"><p>{paragraph}</p></div>' for paragraph in paragraphs[:2])
+              + '<div class="box"><p>Our morning briefing: the news you need to start the day, in your inbox '
+                'every weekday before seven.</p></div>'
+              + f'<div class="para"><p>{paragraphs[2]}</p></div>'
+              '<div class="box"><p>A reader wrote: a great report on the storm, thank you for it.</p></div>'
+              '</body></html>')
+    page = extract(markup)
+    assert page.text.splitlines() == ['Storm hits the coast', *paragraphs]
+    # a summary shorter than a long block says nothing: the rules and the model decide alone
+    summary = markup.replace(json.dumps(document), json.dumps({'@type': 'NewsArticle', 'articleBody': paragraphs[0]}))
+    without = markup.replace(json.dumps(document), '{}')
+    assert extract(summary).text == extract(without).text
