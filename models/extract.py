@@ -57,9 +57,9 @@ _LINE_STARTS = {'p': '\n' + _PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n'
 def _word_pattern(words: str) -> re.Pattern:
     """Class/id tokens naming a block class: words of four letters or more also match as a
     prefix ('advert' -> 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add')."""
-    whole = '|'.join(word for word in words.split() if len(word) < 4)
-    prefixes = '|'.join(word for word in words.split() if len(word) >= 4)
-    return re.compile(rf'\b(?:(?:{whole})\b|{prefixes})')
+    whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
+    prefixes = [word for word in words.split() if len(word) >= 4]
+    return re.compile(rf'\b(?:{"|".join(whole + prefixes)})')
 
 
 # Checked in this order; navigation and noise marks beat article and related ones on the same
