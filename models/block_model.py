@@ -3,10 +3,11 @@
 The rules of models/extract.py classify each block by its marks, heading and links; this model
 looks at every block again with the features the rules do not weigh together: text length,
 link density, anchor-text share, stop-word density, punctuation, position, the tags it holds,
-class/id marks, the rules' own class, and the same measures of its neighbours (a short line
-between two paragraphs is content, one between two menus is not). It decides content or noise
-among the blocks the rules found text-dense; link lists keep the rules' class, and a page it
-would leave without content keeps the rules' answer (decide_content).
+class/id marks (navigation, noise, related, the story's article mark), the rules' own class, and
+the same measures of its neighbours (a short line between two paragraphs is content, one between
+two menus is not). It decides content or noise among the blocks the rules found text-dense; link
+lists keep the rules' class, and a page it would leave without content keeps the rules' answer
+(decide_content).
 
 The trees are trained by benchmarks/train_block_model.py on the even ids (training half) of
 ../shared/data/extraction and stored as plain JSON next to this module (no pickle): a fitted

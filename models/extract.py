@@ -11,14 +11,18 @@ exceptions that keep a block whole: a container with at most one link and a line
 (a cell of a link table, a date line, a print link under an article) rejoins its parent's text,
 and a short text just before a block ("相关新闻", "See also") becomes that block's heading.
 A block's class comes from, in order: navigation or noise marks on it or an ancestor (tag names,
-class/id words), its heading, related-list words, and last its links: text-dense -> content,
-short anchors -> navigation, headline anchors -> related. Link density counts '#' and javascript:
-anchors as link text (menus are built from them) though they are not links. A mark on a container
-holding most of the page's text is a mis-mark and void, as the <body>'s class is. A subtree the
-page hides (inline display:none, visibility:hidden, a hidden attribute) is its own block and
-never content. Last, on an article page (long blocks hold a good share of the content text),
-content blocks before the first long block (but the headline lines right before it) or after the
-last one become noise, so the main text is the article; every block stays in `blocks`.
+class/id/role/itemprop/data-component words), its heading, related-list words, and last its links:
+text-dense -> content, short anchors -> navigation, headline anchors -> related. Link density
+counts '#' and javascript: anchors as link text (menus are built from them) though they are not
+links. A mark is a mis-mark and void on a container holding most of the page's text (as the
+<body>'s class is), around the page's longest text-dense block, or around an article mark (the
+story's own container: 'article-body', 'entry-content', itemprop articleBody), so 'share_wrapper'
+or 'adSkinLayer' around a whole story does not make it noise. A subtree the page hides (inline
+display:none, visibility:hidden, a hidden attribute) is its own block and never content. Then, on
+an article page (long blocks hold a good share of the content text), content blocks before the
+first long block (but the headline lines right before it) or after the last one become noise, so
+the main text is the article; every block stays in `blocks`. Last, a JSON-LD articleBody (what
+news sites give search engines) names the story's blocks outright (_structured_window).
 """
 import dataclasses
 import functools
