@@ -67,9 +67,9 @@ def _word_pattern(words: str) -> re.Pattern:
 
 
 # Checked in this order; navigation and noise marks beat article and related ones on the same
-# element and wherever they are above it (unless void). An
-# article mark names the story's own container ('article-body', 'entry-content', itemprop
-# articleBody): it voids the marks around it and the block model weighs it.
+# element and wherever they are above it (unless void). An article mark names the story's own
+# container ('article-body', 'entry-content', itemprop articleBody): it voids the marks around it,
+# and the block model weighs it.
 _CLASS_WORDS = (
     ('noise', _word_pattern('ad ads advert banner sponsor promo popular trending rank hot hotnews comment '
                             'share social copyright newsletter signup subscription cookie consent gdpr '
@@ -176,7 +176,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     body_element = root.find('body')
     boxes = _segment(root if body_element is None else body_element, hrefs)
     finished = [_finish(box) for box in boxes]
-    if _void_article_marks(boxes, [measure for _, measure in finished]):
+    if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
         finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
     measures = [measure for _, measure in finished]
     headlines = _headlines(root)
@@ -428,7 +428,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     return _split(page)
 
 
-def _void_article_marks(boxes: list[_Box], measures: list[BlockMeasures]) -> bool:
+def _void_marks_around_longest_block(boxes: list[_Box], measures: list[BlockMeasures]) -> bool:
     """The page's longest text-dense block is its article: navigation or noise marks on the
     containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story) and
     void. True when a mark was voided."""
@@ -558,8 +558,8 @@ def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
                                 for anchor, start in anchors if anchor.url])
     measures = BlockMeasures.of_text(
         text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(_PARAGRAPH),
-        list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag,
-        depth=box.depth, marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
+        list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag, depth=box.depth,
+        marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
         rule_kind=kind)
     return block, measures
 
@@ -629,7 +629,7 @@ def _structured_body(root) -> str:
         if 'articleBody' in text and (script.get('type') or '').strip().lower() == 'application/ld+json':
             try:
                 bodies += _article_bodies(json.loads(text))
-            except ValueError:  # broken JSON: the page's blocks alone decide
+            except (ValueError, RecursionError):  # broken or absurdly deep JSON: the blocks alone decide
                 continue
     return _collapse(html.unescape(_MARKUP_TAG.sub(' ', ' '.join(bodies))))
 

@@ -420,3 +420,13 @@ def test_a_json_ld_article_body_says_which_blocks_are_the_story():
     summary = markup.replace(json.dumps(document), json.dumps({'@type': 'NewsArticle', 'articleBody': paragraphs[0]}))
     without = markup.replace(json.dumps(document), '{}')
     assert extract(summary).text == extract(without).text
+
+
+DEEP_JSON = '{"articleBody": "x", "a": ' + '[' * 100_000 + ']' * 100_000 + '}'
+
+
+@pytest.mark.parametrize('script', ['{"articleBody": "cut sh', DEEP_JSON])
+def test_broken_or_absurdly_deep_json_ld_leaves_the_page_to_its_blocks(script):
+    page = extract(f'<html><head><script type="application/ld+json">{script}</script></head>'
+                   f'<body><p>{STORY}</p></body></html>')
+    assert page.error is None and page.text == STORY.strip()
