@@ -1,4 +1,4 @@
-"""Main-text extraction against hand-made gold text: Focal, trafilatura and jusText on four sets.
+"""Main-text extraction against hand-made gold text: Focal, trafilatura and jusText on five sets.
 
 For each set of ../shared/data/extraction (README there) prints token-level precision, recall
 and F1 of the main text against the gold text, averaged per page (macro) and over all tokens

@@ -1,4 +1,4 @@
-"""The four extraction sets of ../shared/data/extraction as a crawler gets them, with gold text.
+"""The five extraction sets of ../shared/data/extraction as a crawler gets them, with gold text.
 
 Shared by benchmarks/extraction.py (which measures extractors on them) and
 benchmarks/train_block_model.py (which trains Focal's block model on their even ids).
@@ -9,11 +9,13 @@ and digits is a token (punctuation and whitespace are not).
 Gold main text: CleanEval and CleanPortalEval, the gold file without its URL line and its
 <p>/<h>/<l> markers; L3S-GN1, the text labelled headline, full text or supplemental (sel1-3:
 the article with its date line and captions; related content and comments are not main
-text); CWCED, articleBody. Pages with no gold tokens are left out (P/R are undefined there).
+text); CWCED, articleBody; Dragnet, its gold file (the article body, with headline and date
+lines in some). Pages with no gold tokens are left out (P/R are undefined there).
 L3S-GN1's files were re-encoded to UTF-8 by its authors but kept their old <meta charset>
 (ISO-8859-1, Big5 ...), so its pages come with a 'charset=utf-8' header, as a server would send.
 
-Split: even ids train, odd ids are held out (`test`); CWCED has UUIDs, so odd positions in
+Split: even ids train, odd ids are held out (`test`); Dragnet's ids (100, R12, T7) by their
+number, as CleanEval's; CWCED has UUIDs, so odd positions in
 sorted order; L3S-GN1's UUIDs are read as hex numbers.
 """
 import collections
@@ -186,6 +188,17 @@ def cwced_pages(directory: Path) -> list[Page]:
     return pages
 
 
+def dragnet_pages(directory: Path) -> list[Page]:
+    """Dragnet: input/ID.html and GoldStandard/ID.txt, no URL and no header charset (the pages
+    declare their own). Ids end in a number, whose parity splits the set."""
+    pages = []
+    for path in sorted((directory / 'input').glob('*.html'), key=_natural_key):
+        gold = (directory / 'GoldStandard' / f'{path.stem}.txt').read_text(encoding='utf-8', errors='replace')
+        pages.append(Page(path.stem, path.read_bytes(), f'http://dragnet.invalid/{path.stem}', gold,
+                          int(_TRAILING_NUMBER.search(path.stem).group()) % 2 == 1))
+    return pages
+
+
 def content_type(page: Page) -> str | None:
     return f'text/html; charset={page.charset}' if page.charset else None
 
@@ -223,7 +236,8 @@ def load_sets(split: str) -> dict[str, tuple[list[Page], int]]:
     sets = {'CleanEval dev': cleaneval_pages(directory / 'cleaneval-dev'),
             'CleanPortalEval': cleaneval_pages(directory / 'cleanportaleval'),
             'L3S-GN1': l3s_pages(directory / 'l3s_gn1'),
-            'CWCED': cwced_pages(directory / 'cwced')}
+            'CWCED': cwced_pages(directory / 'cwced'),
+            'Dragnet': dragnet_pages(directory / 'dragnet')}
     chosen = {}
     for name, pages in sets.items():
         pages = [page for page in pages if split == 'all' or page.test == (split == 'test')]

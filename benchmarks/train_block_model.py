@@ -1,7 +1,7 @@
 """Trains Focal's block model (models/block_model.py) on the training half of the extraction sets.
 
 A block's label: at least half of its tokens are gold main text (aligned in document order).
-Pages: the even ids of CleanEval dev, CleanPortalEval, L3S-GN1 and CWCED (extraction_sets.py);
+Pages: the even ids of CleanEval dev, CleanPortalEval, L3S-GN1, CWCED and Dragnet (extraction_sets.py);
 the odd ids stay held out for `benchmarks/extraction.py --split test`. Blocks weigh their share of
 the page's tokens, so a page counts once whatever its length, as in the macro F1 reported.
 

@@ -3,10 +3,11 @@
 The rules of models/extract.py classify each block by its marks, heading and links; this model
 looks at every block again with the features the rules do not weigh together: text length,
 link density, anchor-text share, stop-word density, punctuation, position, the tags it holds,
-class/id marks, the rules' own class, and the same measures of its neighbours (a short line
-between two paragraphs is content, one between two menus is not). It decides content or noise
-among the blocks the rules found text-dense; link lists keep the rules' class, and a page it
-would leave without content keeps the rules' answer (decide_content).
+class/id marks (navigation, noise, related, the story's article mark), the rules' own class, and
+the same measures of its neighbours (a short line between two paragraphs is content, one between
+two menus is not). It decides content or noise among the blocks the rules found text-dense; link
+lists keep the rules' class, and a page it would leave without content keeps the rules' answer
+(decide_content).
 
 The trees are trained by benchmarks/train_block_model.py on the even ids (training half) of
 ../shared/data/extraction and stored as plain JSON next to this module (no pickle): a fitted
@@ -21,12 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from models.text import HAN_CHARACTER, stop_words
+from models.text import HAN_RANGES, stop_words
 
 MODEL_PATH = Path(__file__).with_name('block_model.json')
 CONTENT_PROBABILITY = 0.5     # from which the model calls a block content
 
 _CHINESE_FUNCTION_CHARS = frozenset('的了是在和也就都而及与着或等被把这那之其为对从以将但并所于')
+_HAN_RUN = re.compile(f'[{HAN_RANGES}]+')  # counted by runs: far fewer matches than characters
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SENTENCE_PUNCTUATION = re.compile(r'[.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]')
 BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')  # SSAPS's four
@@ -45,6 +47,7 @@ class BlockMeasures:
     depth: int                  # of its container in the tree
     marker: str | None          # 'navigation' or 'noise' from class/id words or tags, on it or above
     related_marker: bool        # a related-list word on it or above
+    article_mark: bool          # in the story's own container ('article-body', itemprop articleBody)
     hidden: bool
     rule_kind: str              # the rules' class, before the article window
     lines: int
@@ -61,20 +64,20 @@ class BlockMeasures:
 
 def stop_word_density(text: str) -> float:
     """Share of function words: Chinese function characters among Han characters, or English
-    stop words among words. Running text has many, menus and titles few (as in jusText)."""
-    han = [] if text.isascii() else HAN_CHARACTER.findall(text)
-    words = _LATIN_WORD.findall(text.lower())
-    if len(han) > len(words):
-        return sum(1 for char in han if char in _CHINESE_FUNCTION_CHARS) / len(han)
-    stops = stop_words()
-    return sum(1 for word in words if word in stops) / len(words) if words else 0.0
+    stop words among words. Running text has many, menus and titles few (as in jusText).
+    Chinese text skips the word split: it cannot hold as many words as Han characters."""
+    runs = [] if text.isascii() else _HAN_RUN.findall(text)
+    han = sum(map(len, runs))
+    if han > len(runs) + len(text) - han or han > len(words := _LATIN_WORD.findall(text.lower())):
+        return sum(map(text.count, _CHINESE_FUNCTION_CHARS)) / han
+    return sum(map(stop_words().__contains__, words)) / len(words) if words else 0.0
 
 
 FEATURES = (
     'log_chars', 'link_density', 'anchor_share', 'log_links', 'log_lines', 'log_chars_per_line',
     'stop_word_density', 'punctuation_density', 'position', 'text_before', 'page_share',
     'paragraphs_per_line', 'list_items_per_line', 'headings', 'in_table_cell', 'in_list', 'depth',
-    'navigation_mark', 'noise_mark', 'related_mark', 'hidden', 'windowed',
+    'navigation_mark', 'noise_mark', 'related_mark', 'article_mark', 'hidden', 'windowed',
     *(f'rule_{kind}' for kind in BLOCK_CLASSES),
     'previous_log_chars', 'previous_link_density', 'previous_stop_word_density', 'previous_rule_content',
     'next_log_chars', 'next_link_density', 'next_stop_word_density', 'next_rule_content',
@@ -117,6 +120,7 @@ def feature_rows(measures: list[BlockMeasures]) -> np.ndarray:
         'navigation_mark': column(measure.marker == 'navigation' for measure in measures),
         'noise_mark': column(measure.marker == 'noise' for measure in measures),
         'related_mark': column(measure.related_marker for measure in measures),
+        'article_mark': column(measure.article_mark for measure in measures),
         'hidden': column(measure.hidden for measure in measures),
         'windowed': column(measure.windowed for measure in measures),
         **{f'rule_{kind}': column(rule_kind == kind for rule_kind in rule_kinds)

@@ -11,17 +11,23 @@ exceptions that keep a block whole: a container with at most one link and a line
 (a cell of a link table, a date line, a print link under an article) rejoins its parent's text,
 and a short text just before a block ("相关新闻", "See also") becomes that block's heading.
 A block's class comes from, in order: navigation or noise marks on it or an ancestor (tag names,
-class/id words), its heading, related-list words, and last its links: text-dense -> content,
-short anchors -> navigation, headline anchors -> related. Link density counts '#' and javascript:
-anchors as link text (menus are built from them) though they are not links. A mark on a container
-holding most of the page's text is a mis-mark and void, as the <body>'s class is. A subtree the
-page hides (inline display:none, visibility:hidden, a hidden attribute) is its own block and
-never content. Last, on an article page (long blocks hold a good share of the content text),
-content blocks before the first long block (but the headline lines right before it) or after the
-last one become noise, so the main text is the article; every block stays in `blocks`.
+class/id/role/itemprop/data-component words), its heading, related-list words, and last its links:
+text-dense -> content, short anchors -> navigation, headline anchors -> related. Link density
+counts '#' and javascript: anchors as link text (menus are built from them) though they are not
+links. A mark is a mis-mark and void on a container holding most of the page's text (as the
+<body>'s class is), around the page's longest text-dense block, or around an article mark (the
+story's own container: 'article-body', 'entry-content', itemprop articleBody), so 'share_wrapper'
+or 'adSkinLayer' around a whole story does not make it noise. A subtree the page hides (inline
+display:none, visibility:hidden, a hidden attribute) is its own block and never content. Then, on
+an article page (long blocks hold a good share of the content text), content blocks before the
+first long block (but the headline lines right before it) or after the last one become noise, so
+the main text is the article; every block stays in `blocks`. Last, a JSON-LD articleBody (what
+news sites give search engines) names the story's blocks outright (_structured_window).
 """
 import dataclasses
 import functools
+import html
+import json
 import re
 import threading
 from urllib.parse import urljoin
@@ -55,28 +61,38 @@ _LINE_STARTS = {'p': '\n' + _PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n'
 def _word_pattern(words: str) -> re.Pattern:
     """Class/id tokens naming a block class: words of four letters or more also match as a
     prefix ('advert' -> 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add')."""
-    whole = '|'.join(word for word in words.split() if len(word) < 4)
-    prefixes = '|'.join(word for word in words.split() if len(word) >= 4)
-    return re.compile(rf'\b(?:(?:{whole})\b|{prefixes})')
+    whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
+    prefixes = [word for word in words.split() if len(word) >= 4]
+    return re.compile(rf'\b(?:{"|".join(whole + prefixes)})')
 
 
-# Checked in this order; navigation and noise marks beat related ones wherever they are.
+# Checked in this order; navigation and noise marks beat article and related ones on the same
+# element and wherever they are above it (unless void). An article mark names the story's own
+# container ('article-body', 'entry-content', itemprop articleBody): it voids the marks around it,
+# and the block model weighs it.
 _CLASS_WORDS = (
-    ('noise', _word_pattern('ad ads advert banner sponsor promo popular rank hot hotnews comment share '
-                            'social copyright gg guanggao')),
-    ('navigation', _word_pattern('nav navbar navi menu topbar breadcrumb crumb crumbs footer bottom '
-                                 'pages pagination pager')),
-    ('related', _word_pattern('related relate recommend seealso xgxw xgwz tj tuijian list newslist '
-                              'side sidebar')),
+    ('noise', _word_pattern('ad ads advert banner sponsor promo popular trending rank hot hotnews comment '
+                            'share social copyright newsletter signup subscription cookie consent gdpr '
+                            'paywall modal popup outbrain taboola disqus gg guanggao')),
+    ('navigation', _word_pattern('nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs '
+                                 'footer bottom pages pagination pager')),
+    ('article', re.compile(r'\b(?:article|entry|post|story|main|body)(?:body|content|text)\b')),
+    ('related', _word_pattern('related relate recommend seealso readmore morestories recirc teaser xgxw '
+                              'xgwz tj tuijian list newslist side sidebar')),
 )
+# Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
+# component names of script-built pages.
+_HINT_ATTRIBUTES = frozenset(('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid'))
 _TOKEN = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')  # 'hotNews-box2' -> hot News box 2
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
 _HEADING_WORDS = (
     ('noise', ('广告', '推广', '赞助', '热门', '热点', '排行', '评论', '分享', 'advertisement',
-               'sponsored', 'popular', 'most read', 'most viewed', 'trending', 'comments')),
+               'sponsored', 'popular', 'most read', 'most viewed', 'most shared', 'trending', 'comments',
+               'newsletter', 'sign up', 'subscribe', 'follow us')),
     ('related', ('相关', '推荐', '延伸阅读', '猜你喜欢', 'related', 'see also', 'recommended',
-                 'further reading', 'you may also like', 'read more')),
+                 'further reading', 'you may also like', 'you might also like', 'read more', 'read next',
+                 'more stories', 'more from', 'top stories', 'editors\' picks')),
     ('navigation', ('友情链接', '合作伙伴', '导航', 'partner', 'navigation')),
 )
 
@@ -94,14 +110,20 @@ HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for th
                               # bylines, a lead image sit between them, a page's other stories further up
 MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
 CONTEXT_CHARS = 50            # link context on each side of the anchor
+IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
+FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
+MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
 _HTTP_URL = re.compile(r'https?://', re.I)
+_HTTP_SCHEME = re.compile(r'https?:', re.I)
+_TABS_AND_NEWLINES = str.maketrans('', '', '\t\r\n')  # dropped from URLs, as browsers and urllib do
 _ORIGIN = re.compile(r'([a-z][a-z0-9+.-]*)://[^/?#]*', re.I)
 _OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript:, mailto:, ...
 _HIDDEN_STYLE = re.compile(r'display\s*:\s*none|visibility\s*:\s*hidden', re.I)
 _DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
+_MARKUP_TAG = re.compile(r'<[^>]*>')
 
 
 @dataclasses.dataclass
@@ -152,13 +174,18 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     for element in root.iter('meta'):
         meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
     body_element = root.find('body')
-    finished = [_finish(box) for box in _segment(root if body_element is None else body_element, hrefs)]
+    boxes = _segment(root if body_element is None else body_element, hrefs)
+    finished = [_finish(box) for box in boxes]
+    if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
+        finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
     measures = [measure for _, measure in finished]
-    blocks = _article_window([block for block, _ in finished], _headlines(root))
+    headlines = _headlines(root)
+    blocks = _article_window([block for block, _ in finished], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
     if not rules_only and blocks:
         blocks = _model_classes(blocks, measures)
+        blocks = _structured_window(blocks, measures, _structured_body(root), headlines)
     return ExtractedPage(
         title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
@@ -226,24 +253,40 @@ def _title(root) -> str:
 
 class _Hrefs:
     """Resolves a page's hrefs to absolute normalised http(s) URLs, or None (fragments,
-    javascript:, broken). Most hrefs are absolute or site-relative and skip urljoin, the costly part."""
+    javascript:, broken). A relative href is appended to the base's directory (or path, for a
+    '?query'): normalize_url resolves its dot segments, as urljoin would, at a tenth of the cost."""
 
     def __init__(self, base: str):
         self.base = base
         origin = _ORIGIN.match(base)
         self.scheme, self.origin = (origin.group(1), origin.group()) if origin else ('', '')
+        self.path = base.split('#', 1)[0].split('?', 1)[0]
+        self.directory = self.path[:self.path.rfind('/') + 1] if self.path.count('/') > 2 else self.path + '/'
+        self.resolved = {}  # a page links to its menu's pages from several blocks
 
     def url(self, href: str) -> str | None:
-        href = href.strip()
-        if not href or href.startswith('#') or _OTHER_SCHEME.match(href):
-            return None
-        if href.startswith('//'):
-            href = f'{self.scheme}:{href}'
+        if href not in self.resolved:
+            self.resolved[href] = self._resolve(href.translate(_TABS_AND_NEWLINES).strip())
+        return self.resolved[href]
+
+    def _resolve(self, href: str) -> str | None:
+        if href.startswith(('http://', 'https://')):  # most hrefs
+            absolute = href
+        elif href.startswith('//'):
+            absolute = f'{self.scheme}:{href}'
         elif href.startswith('/'):
-            href = self.origin + href
+            absolute = self.origin + href
+        elif not href or href.startswith('#') or _OTHER_SCHEME.match(href):
+            return None
+        elif _HTTP_URL.match(href):  # HTTP:// in capitals
+            absolute = href
+        elif _HTTP_SCHEME.match(href):  # 'http:/path', 'http:path': urljoin's reading of a broken href
+            absolute = urljoin(self.base, href)
+        else:
+            absolute = (self.path if href.startswith('?') else self.directory) + href
         try:
-            return normalize_url(href if _HTTP_URL.match(href) else urljoin(self.base, href))
-        except ValueError:  # UrlError, or urljoin on a malformed href
+            return normalize_url(absolute)
+        except ValueError:  # UrlError
             return None
 
 
@@ -263,8 +306,8 @@ def _attribute_hint(attributes: str) -> str | None:
 
 
 def _element_hint(element) -> str | None:
-    attributes = element.get('class'), element.get('id')
-    hint = _attribute_hint(' '.join(filter(None, attributes))) if any(attributes) else None
+    attributes = [value for name, value in element.items() if name in _HINT_ATTRIBUTES and value]
+    hint = _attribute_hint(' '.join(attributes)) if attributes else None
     if hint is None and element.tag in _TAG_HINTS:
         in_article = element.tag in _ARTICLE_PARTS and any(True for _ in element.iterancestors('article'))
         hint = None if in_article else _TAG_HINTS[element.tag]
@@ -298,6 +341,7 @@ class _Box:
     items: list = dataclasses.field(default_factory=list)
     mark: _Mark | None = None     # navigation or noise, from the container or an ancestor
     related_marker: bool = False  # a related-list word on the container or an ancestor
+    article: bool = False         # in the story's own container (an article mark)
     marked: bool = False          # the container itself has a hint, so it stays a block
     small: bool = False           # at most one link and a line or two of text, no marks
     hidden: bool = False          # in a subtree the browser does not show: never content
@@ -305,19 +349,23 @@ class _Box:
     tag: str = 'body'             # the container's
     depth: int = 0                # containers around it
     chars: int = -1               # visible characters, once counted (_box_chars)
+    inner: int = 0                # inner boxes added to items: most containers have none
 
     def inside(self, element, hidden: bool = False) -> '_Box':
         """An empty box for a container (or hidden element) in this one: its own marker beats its
         ancestors'. A hidden element stays a block of its own, as a marked container does."""
         hint = _element_hint(element)
         own = _Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
-        return _Box([], own or self.mark, self.related_marker or hint == 'related',
-                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own,
-                    tag=element.tag, depth=self.depth + 1)
+        if hint == 'article':
+            _void(self.mark)
+        return _Box([], own or self.mark, self.related_marker or hint == 'related', self.article or hint == 'article',
+                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own, tag=element.tag,
+                    depth=self.depth + 1)
 
     def own_text(self, items: list) -> '_Box':
         """A block of this container's own pieces, between or around its inner boxes."""
-        return _Box(items, self.mark, self.related_marker, hidden=self.hidden, tag=self.tag, depth=self.depth)
+        return _Box(items, self.mark, self.related_marker, article=self.article, hidden=self.hidden, tag=self.tag,
+                    depth=self.depth)
 
     @property
     def marker(self) -> str | None:
@@ -365,7 +413,9 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
                 marks.append((box.own_mark, _box_chars(box)))
             container, parent = open_boxes[-1]
             items = parent.items
-            items.extend(_close(box))
+            closed = _close(box)
+            parent.inner += len(closed)
+            items.extend(closed)
         elif role == 'line':
             items.append('\n')
         if element.tail:
@@ -373,17 +423,36 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     if marks:  # void marks on a container of most of the page's text (module docstring)
         page_chars = _box_chars(page)
         for mark, chars in marks:
-            mark.void = page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars
+            mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
     _inline_small_boxes(page)
     return _split(page)
+
+
+def _void_marks_around_longest_block(boxes: list[_Box], measures: list[BlockMeasures]) -> bool:
+    """The page's longest text-dense block is its article: navigation or noise marks on the
+    containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story) and
+    void. True when a mark was voided."""
+    dense = [measure.chars - measure.anchor_chars if measure.anchor_chars < LINK_DENSITY * measure.chars else 0
+             for measure in measures]
+    longest = max(range(len(dense)), key=dense.__getitem__, default=None)
+    if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:
+        return False
+    _void(boxes[longest].mark)
+    return True
+
+
+def _void(mark: _Mark | None):
+    """The mark and the ones it overrides: mis-marks on the containers around the story."""
+    while mark is not None:
+        mark.void, mark = True, mark.outer
 
 
 def _box_chars(box: _Box) -> int:
     """Visible characters of the box's text and its inner boxes', counted once per box: moving
     pieces between boxes later (inlining, splitting) never changes a box's total."""
     if box.chars < 0:
-        box.chars = sum(_box_chars(item) if type(item) is _Box else len(''.join(item.split()))
-                        for item in box.items if type(item) is not _Anchor)
+        box.chars = (_visible_chars([item for item in box.items if type(item) is str])
+                     + sum(_box_chars(item) for item in box.items if type(item) is _Box))
     return box.chars
 
 
@@ -417,12 +486,14 @@ def _inline_small_boxes(box: _Box) -> bool:
     """Small inner boxes rejoin the container's text when it has text of its own (a date line, a
     print link under an article) or when all of them are small (a link table's cells). True
     when inner boxes remain."""
+    if not box.inner:
+        return False
     inner = [item for item in box.items if type(item) is _Box]
-    if inner and (all(item.small for item in inner) or _has_content(box.items)):
+    if all(item.small for item in inner) or _has_content(box.items):
         box.items = [piece for item in box.items
                      for piece in (['\n', *item.items, '\n'] if type(item) is _Box and item.small else (item,))]
         return any(not item.small for item in inner)
-    return bool(inner)
+    return True
 
 
 def _has_content(items: list) -> bool:
@@ -487,8 +558,9 @@ def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
                                 for anchor, start in anchors if anchor.url])
     measures = BlockMeasures.of_text(
         text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(_PARAGRAPH),
-        list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag,
-        depth=box.depth, marker=box.marker, related_marker=box.related_marker, hidden=box.hidden, rule_kind=kind)
+        list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag, depth=box.depth,
+        marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
+        rule_kind=kind)
     return block, measures
 
 
@@ -546,6 +618,56 @@ def _article_window(blocks: list[Block], headlines: str = '') -> list[Block]:
                      if blocks[index].kind == 'content' and _is_headline(blocks[index], headlines)), first)
     return [block if block.kind != 'content' or headline <= index <= last else _reclassed(block, 'noise')
             for index, block in enumerate(blocks)]
+
+
+def _structured_body(root) -> str:
+    """The articleBody of the page's schema.org JSON-LD (news sites give search engines their
+    story's text there), tags stripped and whitespace collapsed; '' when there is none."""
+    bodies = []
+    for script in root.iter('script'):
+        text = script.text or ''
+        if 'articleBody' in text and (script.get('type') or '').strip().lower() == 'application/ld+json':
+            try:
+                bodies += _article_bodies(json.loads(text))
+            except (ValueError, RecursionError):  # broken or absurdly deep JSON: the blocks alone decide
+                continue
+    return _collapse(html.unescape(_MARKUP_TAG.sub(' ', ' '.join(bodies))))
+
+
+def _article_bodies(document) -> list[str]:
+    """Every articleBody string in a JSON-LD document, @graph lists and nested objects included."""
+    if isinstance(document, list):
+        return [body for item in document for body in _article_bodies(item)]
+    if not isinstance(document, dict):
+        return []
+    own = document.get('articleBody')
+    return ([own] if isinstance(own, str) else []) + [body for key, value in document.items() if key != 'articleBody'
+                                                      for body in _article_bodies(value)]
+
+
+def _structured_window(blocks: list[Block], measures: list[BlockMeasures], article_body: str,
+                       headlines: str) -> list[Block]:
+    """A JSON-LD articleBody of LONG_BLOCK_CHARS or more says what the story is: text-dense, visible
+    blocks whose lines are in it (IN_BODY_SHARE of their characters) are content, whatever the
+    rules and the model said. When such blocks hold FULL_BODY_SHARE of it (a full text, not a
+    summary), the other content blocks (a newsletter box, teasers) become noise, but the headline."""
+    body_chars = len(''.join(article_body.split()))
+    if body_chars < LONG_BLOCK_CHARS:
+        return blocks
+    in_body = [not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars
+               and _chars_in(block.text, article_body) >= IN_BODY_SHARE * measure.chars
+               for block, measure in zip(blocks, measures)]
+    full = sum(measure.chars for measure, inside in zip(measures, in_body) if inside) >= FULL_BODY_SHARE * body_chars
+    return [_reclassed(block, 'content') if inside and block.kind != 'content' else
+            _reclassed(block, 'noise') if full and not inside and block.kind == 'content'
+            and not _is_headline(block, headlines) else block
+            for block, inside in zip(blocks, in_body)]
+
+
+def _chars_in(text: str, article_body: str) -> int:
+    """Visible characters of the text's lines (MIN_BODY_LINE_CHARS or longer) in the articleBody."""
+    return sum(len(''.join(line.split())) for line in text.split('\n')
+               if len(line) >= MIN_BODY_LINE_CHARS and line in article_body)
 
 
 def _reclassed(block: Block, kind: str) -> Block:

@@ -87,7 +87,7 @@ def _decodes_as(body: bytes, encoding: str) -> bool:
         decoded = body[:error.start].decode(encoding)
     if encoding != 'gb18030':
         return True
-    non_ascii = sum(1 for c in decoded if ord(c) > 127)
+    non_ascii = len(decoded) - len(decoded.encode('ascii', errors='ignore'))
     return non_ascii > 0 and len(HAN_CHARACTER.findall(decoded)) >= 0.7 * non_ascii
 
 

@@ -15,8 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def measures(text: str, **changes) -> BlockMeasures:
     values = dict(chars=len(''.join(text.split())), anchor_chars=0, links=0, paragraphs=1, list_items=0,
-                  headings=0, container='div', depth=3, marker=None, related_marker=False, hidden=False,
-                  rule_kind='content')
+                  headings=0, container='div', depth=3, marker=None, related_marker=False, article_mark=False,
+                  hidden=False, rule_kind='content')
     return BlockMeasures.of_text(text, **{**values, **changes})
 
 
@@ -26,18 +26,19 @@ def test_stop_word_density_tells_running_text_from_menus_in_both_languages():
     assert stop_word_density('中央气象台消息，受强降雨的影响，南方多省出现了洪涝灾害。') > 0.05
     assert stop_word_density('首页 国内 国际 体育 财经') == 0.0
     assert stop_word_density('') == 0.0
+    assert stop_word_density('iPhone手机价格的') == pytest.approx(1 / 5)  # Han characters outnumber words
 
 
 def test_feature_rows_measure_each_block_and_its_neighbours():
     texts = ['Home\nNews\nSport', 'A long paragraph of the story, with words.', '']
     rows = feature_rows([measures(texts[0], anchor_chars=13, links=3, rule_kind='navigation', list_items=3,
                                   container='ul', marker='navigation'),
-                         measures(texts[1]), measures(texts[2], rule_kind='noise')])
+                         measures(texts[1], article_mark=True), measures(texts[2], rule_kind='noise')])
     column = {name: rows[:, index] for index, name in enumerate(FEATURES)}
     assert rows.shape == (3, len(FEATURES))
     assert column['link_density'].tolist() == [1.0, 0.0, 1.0]  # an empty block is all links: nothing to read
     assert column['in_list'].tolist() == [1.0, 0.0, 0.0] and column['navigation_mark'].tolist() == [1.0, 0.0, 0.0]
-    assert column['position'].tolist() == [0.0, 0.5, 1.0]
+    assert column['position'].tolist() == [0.0, 0.5, 1.0] and column['article_mark'].tolist() == [0.0, 1.0, 0.0]
     assert column['previous_link_density'].tolist() == [0.0, 1.0, 0.0]
     assert column['next_rule_content'].tolist() == [1.0, 0.0, 0.0]
     assert column['page_content_share'][0] == pytest.approx(35 / (13 + 35))  # visible characters

@@ -359,3 +359,74 @@ def test_every_cwced_page_decodes_to_its_gold_chinese(shared_data):
         shingles = {han[i:i + 3] for i in range(len(han) - 2)}
         found = sum(shingle in blocks for shingle in shingles)
         assert page.error is None and found >= 0.9 * len(shingles), (page_id, found, len(shingles))
+
+
+def test_marks_around_the_longest_text_block_are_void():
+    """A share bar's or an ad layer's class on the wrapper of a whole story is a mis-mark, even
+    when the page's link lists hold more text; the marks inside the story and elsewhere hold."""
+    headlines = ''.join(f'<li><a href="/h{number}/">Another long headline about the weather, number {number}</a></li>'
+                        for number in range(12))
+    markup = (f'<ul>{headlines}</ul>'
+              '<div class="share_wrapper"><div class="text"><p>{0}</p></div>'
+              '<div class="social"><a href="/tweet.html">Tweet this</a></div></div>'
+              '<div class="adBox"><p>Buy a new car today, the best prices in town on every model.</p></div>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip()]
+    assert link_classes(page)['/tweet.html'] == 'noise' and link_classes(page)['/h1/'] == 'related'
+
+
+def test_an_article_mark_voids_the_marks_around_it():
+    """'article-body' (or itemprop articleBody) names the story's container: an ad layer around
+    it is a mis-mark even for a story shorter than a long block, and the marks inside it hold."""
+    story = STORY[:200].strip()
+    markup = ('<div class="adLayer"><div itemprop="articleBody"><p>{0}</p>'
+              '<div class="share"><a href="/tweet.html">Tweet this</a></div></div>'
+              '<div class="promo"><p>Buy a new car today.</p></div></div>')
+    page = extract(markup.format(story), rules_only=True)
+    assert page.text.splitlines() == [story]
+    assert [block.kind for block in page.blocks] == ['content', 'noise', 'noise']
+    assert [measure.article_mark for measure in page.measures] == [True, True, False]
+
+
+def test_roles_and_component_names_mark_blocks():
+    markup = ('<div role="navigation"><a href="/a/">Home</a> <a href="/b/">News</a></div>'
+              '<div data-component="newsletter-signup"><p>Get the best stories in your inbox every morning.</p></div>'
+              '<div data-testid="cookie-banner"><p>We use cookies to improve your experience of our site.</p></div>'
+              '<p>{0}</p>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['navigation', 'noise', 'noise', 'content']
+
+
+def test_a_json_ld_article_body_says_which_blocks_are_the_story():
+    """A modern page: the story in short paragraphs wrapped one by one, a newsletter box and a
+    teaser between them, and the full text in JSON-LD (HTML-escaped, in a @graph)."""
+    paragraphs = [STORY[start:start + 190].strip() for start in range(0, 570, 190)]
+    document = {'@context': 'https://schema.org', '@graph': [
+        {'@type': 'WebPage', 'name': 'Storm'},
+        {'@type': 'NewsArticle', 'headline': 'Storm hits the coast',
+         'articleBody': ' '.join(f'&lt;p&gt;{paragraph}&lt;/p&gt;' for paragraph in paragraphs)}]}
+    markup = (f'<html><head><title>Storm hits the coast | The Daily</title>'
+              f'<script type="application/ld+json">{json.dumps(document)}</script></head><body>'
+              '<nav><a href="/a/">Home</a> <a href="/b/">News</a></nav><h1>Storm hits the coast</h1>'
+              + ''.join(f'<div class="para"><p>{paragraph}</p></div>' for paragraph in paragraphs[:2])
+              + '<div class="box"><p>Our morning briefing: the news you need to start the day, in your inbox '
+                'every weekday before seven.</p></div>'
+              + f'<div class="para"><p>{paragraphs[2]}</p></div>'
+              '<div class="box"><p>A reader wrote: a great report on the storm, thank you for it.</p></div>'
+              '</body></html>')
+    page = extract(markup)
+    assert page.text.splitlines() == ['Storm hits the coast', *paragraphs]
+    # a summary shorter than a long block says nothing: the rules and the model decide alone
+    summary = markup.replace(json.dumps(document), json.dumps({'@type': 'NewsArticle', 'articleBody': paragraphs[0]}))
+    without = markup.replace(json.dumps(document), '{}')
+    assert extract(summary).text == extract(without).text
+
+
+DEEP_JSON = '{"articleBody": "x", "a": ' + '[' * 100_000 + ']' * 100_000 + '}'
+
+
+@pytest.mark.parametrize('script', ['{"articleBody": "cut sh', DEEP_JSON])
+def test_broken_or_absurdly_deep_json_ld_leaves_the_page_to_its_blocks(script):
+    page = extract(f'<html><head><script type="application/ld+json">{script}</script></head>'
+                   f'<body><p>{STORY}</p></body></html>')
+    assert page.error is None and page.text == STORY.strip()
