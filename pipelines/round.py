@@ -36,20 +36,6 @@ from transforms.frontier import UpdateFrontier
 from transforms.score import Score
 
 
-class WriteTable(beam.PTransform):
-    """Rows -> Parquet shards of one crawl table in a pending round directory."""
-
-    def __init__(self, directory: str, table: str):
-        super().__init__()
-        self.directory = directory
-        self.table = table
-
-    def expand(self, rows):
-        return rows | beam.io.WriteToParquet(
-            posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table],
-            file_name_suffix='.parquet', shard_name_template='-SSSSS-of-NNNNN')
-
-
 class _RowListsToTables(beam.DoFn):
     """Lists of rows -> a pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row group's worth),
     built in C++ from all of them at once rather than a row at a time."""
@@ -75,21 +61,24 @@ class _RowListsToTables(beam.DoFn):
         return table
 
 
-class WriteRowLists(beam.PTransform):
-    """Lists of rows -> Parquet shards of one crawl table (as WriteTable, for rows made in lists)."""
+class WriteTable(beam.PTransform):
+    """Rows -> Parquet shards of one crawl table in a pending round directory. With `row_lists`
+    each element is a list of rows (a page's links: ~100 on a real page), written in batches."""
 
-    def __init__(self, directory: str, table: str):
+    def __init__(self, directory: str, table: str, row_lists: bool = False):
         super().__init__()
         self.directory = directory
         self.table = table
+        self.row_lists = row_lists
 
-    def expand(self, row_lists):
-        table_schema = schema.ROUND_TABLES[self.table]
-        return (row_lists
+    def expand(self, rows):
+        path, table_schema = posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table]
+        shards = {'file_name_suffix': '.parquet', 'shard_name_template': '-SSSSS-of-NNNNN'}
+        if not self.row_lists:
+            return rows | beam.io.WriteToParquet(path, table_schema, **shards)
+        return (rows
                 | 'ToTables' >> beam.ParDo(_RowListsToTables(table_schema))
-                | 'Write' >> beam.io.WriteToParquetBatched(
-                    posixpath.join(self.directory, self.table), table_schema,
-                    file_name_suffix='.parquet', shard_name_template='-SSSSS-of-NNNNN'))
+                | 'Write' >> beam.io.WriteToParquetBatched(path, table_schema, **shards))
 
 
 def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
@@ -163,7 +152,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous)
     scored = extracted | 'Score' >> Score(settings.topic, strategy, number, prior_documents(crawl, earlier), prior_terms)
     scored[Score.PAGES] | 'WritePages' >> WriteTable(out, 'pages')
-    scored[Score.LINKS] | 'WriteLinks' >> WriteRowLists(out, 'links')
+    scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links', row_lists=True)
     scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats')
 
     reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))
