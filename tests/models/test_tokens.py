@@ -2,7 +2,6 @@
 THUCNews and CWCED the shared data holds, with and without a topic's words in the dictionary."""
 import json
 import logging
-import unicodedata
 
 import jieba
 import pytest
@@ -45,7 +44,6 @@ def jieba_words(tokenizer: jieba.Tokenizer, value: str) -> list[str]:
 
 def test_every_text_gets_jiebas_tokens(texts):
     assert len(texts) > 11_000 and sum(map(len, texts)) > 1_000_000
-    assert all(text.normalize(t) == unicodedata.normalize('NFKC', t).casefold().replace('’', "'") for t in texts)
     reference = text.jieba_tokenizer()
     differing = [t for t in texts if text.words(t) != jieba_words(reference, t)]
     assert differing == [], f'{len(differing)} texts segmented differently, e.g. {differing[0][:80]!r}'
