@@ -22,13 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from models.text import HAN_RANGES, stop_words
+from models.text import HAN_RUN, stop_words
 
 MODEL_PATH = Path(__file__).with_name('block_model.json')
 CONTENT_PROBABILITY = 0.5     # from which the model calls a block content
 
 _CHINESE_FUNCTION_CHARS = frozenset('的了是在和也就都而及与着或等被把这那之其为对从以将但并所于')
-_HAN_RUN = re.compile(f'[{HAN_RANGES}]+')  # counted by runs: far fewer matches than characters
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SENTENCE_PUNCTUATION = re.compile(r'[.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]')
 BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')  # SSAPS's four
@@ -66,7 +65,7 @@ def stop_word_density(text: str) -> float:
     """Share of function words: Chinese function characters among Han characters, or English
     stop words among words. Running text has many, menus and titles few (as in jusText).
     Chinese text skips the word split: it cannot hold as many words as Han characters."""
-    runs = [] if text.isascii() else _HAN_RUN.findall(text)
+    runs = [] if text.isascii() else HAN_RUN.findall(text)  # runs: far fewer matches than characters
     han = sum(map(len, runs))
     if han > len(runs) + len(text) - han or han > len(words := _LATIN_WORD.findall(text.lower())):
         return sum(map(text.count, _CHINESE_FUNCTION_CHARS)) / han
