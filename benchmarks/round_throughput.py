@@ -44,7 +44,8 @@ def plain_round(urls: list[str], settings: CrawlSettings) -> tuple[list[dict], l
     """The round's DoFns called in turn in this process, as plain Python: (page rows, link rows)."""
     fetch = FetchHostBatchFn(settings.fetch.policy(), 1)
     fetch.setup()
-    extract = ExtractPagesFn()
+    extract = ExtractPagesFn(dictionary_words=settings.topic.dictionary_words)
+    extract.setup()  # the topic's keywords as dictionary words, as in a round
     by_host = {}
     for row in frontier_rows(urls):
         by_host.setdefault(host_of(row['url']), []).append(row)

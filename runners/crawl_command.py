@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import yaml
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
 from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_RANDOM_SEED, DEFAULT_ROUND_SIZE,
                              DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
@@ -121,11 +122,11 @@ def with_workers(workers: int | None, beam_args: list[str]) -> list[str]:
     """--workers N as the local runner's Beam options, ahead of any others given."""
     if workers is None:
         return beam_args
-    runner = next((arg.split('=', 1)[1] for arg in beam_args if arg.startswith('--runner=')), 'DirectRunner')
+    runner = PipelineOptions(beam_args).view_as(StandardOptions).runner or 'DirectRunner'
     if runner not in ('DirectRunner', 'direct'):
         raise CommandError(f'--workers sets how many local processes run a round, and --runner={runner} runs it '
                            'elsewhere: drop --workers (that runner has its own worker options)')
-    return [*local_workers_args(workers), *(arg for arg in beam_args if not arg.startswith('--runner='))]
+    return [*local_workers_args(workers), *beam_args]
 
 
 def crawl(args: argparse.Namespace, beam_args: list[str]) -> int:

@@ -105,8 +105,8 @@ class Driver:
         self.progress_bar = progress_bar  # None: a bar when stderr is a terminal
         self.settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
         text.use_dictionary_words(self.settings.topic.dictionary_words)  # as the workers segment
-        self.beam_args = beam_args or self.settings.beam_args or DEFAULT_BEAM_ARGS
-        self.parallel_from = None if (beam_args or self.settings.beam_args) else PARALLEL_ROUND_URLS
+        self.given_beam_args = beam_args or self.settings.beam_args
+        self.beam_args = self.given_beam_args or DEFAULT_BEAM_ARGS
         self.progress = progress
         self.strategy = make_strategy(self.settings.strategy, self.settings.strategy_params)
         # URLs requested so far, whatever the answer: what the budget counts. URLs refused before
@@ -234,9 +234,9 @@ class Driver:
                           f'{len(plan.inputs)} pages' + (f', {len(plan.queries)} queries' if plan.queries else ''))
 
     def _round_beam_args(self, count: int) -> list[str]:
-        """The crawl's Beam options; with none given, a round of `parallel_from` URLs or more runs
-        on a worker process per core."""
-        if self.parallel_from is None or count < self.parallel_from or usable_cores() < 2:
+        """The crawl's Beam options; with none given, a round of PARALLEL_ROUND_URLS URLs or more
+        runs on a worker process per core."""
+        if self.given_beam_args or count < PARALLEL_ROUND_URLS or usable_cores() < 2:
             return self.beam_args
         return local_workers_args(min(usable_cores(), MAX_LOCAL_WORKERS))
 
