@@ -125,12 +125,14 @@ class HostClock:
         self.next_allowed: dict[str, float] = {}
 
     def wait(self, host: str, delay: float | None = None) -> None:
-        """Sleep until the host may be asked again, then book the following slot."""
+        """Sleep until the host may be asked again, then book the following slot from when the
+        sleep really ended: a late wake-up (a busy machine) must not bring the next request closer
+        than the delay."""
         now = time.monotonic()
         ready = self.next_allowed.get(host, now)
         if ready > now:
             self.sleep(ready - now)
-            now = ready
+            now = max(ready, time.monotonic())
         self.next_allowed[host] = now + max(self.delay, delay or 0.0)
 
 

@@ -1,11 +1,12 @@
 """The fetcher against a real sandbox server on 127.0.0.1: outcomes, robots, politeness, policy."""
 import datetime
 import email.utils
+import time
 
 import pytest
 from warcio.warcwriter import WARCWriter
 
-from models.fetch import (FetchPolicy, Fetcher, PolicyRefused, check_address, retry_after_seconds)
+from models.fetch import (FetchPolicy, Fetcher, HostClock, PolicyRefused, check_address, retry_after_seconds)
 from sandbox.archive import Archive
 from sandbox.faults import KINDS, FaultPlan, gzip_bomb
 from sandbox.search_index import SearchIndexBuilder
@@ -139,3 +140,17 @@ def test_retry_after_accepts_seconds_and_http_dates():
     assert retry_after_seconds('5') == 5.0
     assert 25 < retry_after_seconds(email.utils.format_datetime(later, usegmt=True)) <= 30
     assert retry_after_seconds('soon') is None and retry_after_seconds(None) is None
+
+
+def test_a_late_wake_up_does_not_bring_the_next_request_to_a_host_closer():
+    overruns = [0.1]  # the first sleep ends 0.1 s late, as a busy machine's can; the others on time
+
+    def sleep(seconds):
+        time.sleep(seconds + (overruns.pop() if overruns else 0.0))
+    clock = HostClock(0.3, sleep)
+    starts = []
+    for _ in range(4):
+        clock.wait('a.test')
+        starts.append(time.monotonic())
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert min(gaps) >= 0.3, gaps
