@@ -1,6 +1,8 @@
+import random
+
 import pytest
 
-from models.urls import UrlError, host_of, normalize_url
+from models.urls import _CANONICAL, UrlError, _normalize_parts, host_of, normalize_url
 
 
 @pytest.mark.parametrize('raw, expected', [
@@ -30,3 +32,25 @@ def test_normalize_url_refuses_what_is_not_an_absolute_http_url(raw):
 def test_host_of():
     assert host_of('http://News.Example.test:8080/a') == 'news.example.test'
     assert host_of('/relative') == ''
+
+
+def test_canonical_urls_take_the_short_way_to_the_same_answer():
+    """normalize_url returns a URL that is canonical already without splitting it; whatever the
+    URL, the answer is the one of the long way (split, canonicalise each part, join)."""
+    pieces = ['a.b', 'A.b', 'x', '.', '..', '/', '//', '?', '#', '%41', '%7e', ':80', ':8080', '@', 'é', ' ', '\t',
+              'b-c', '~', ';', '=', '&', "'", '房', '_', 'x.html']
+    rng = random.Random(7)
+    urls = ['http://example.com', 'http://example.com?q', 'http://example.com/a?', 'http://example.com/a/./b',
+            'http://example.com/a/../', 'http://example.com/.../b', 'http://example.com/a/.', 'http://a..b/',
+            'http://example.com/a//b', 'http://example.com/a/b.html#top', 'https://example.com/?a=1&b=/c?d']
+    urls += [rng.choice(['http://', 'https://']) + ''.join(rng.choice(pieces) for _ in range(rng.randint(1, 10)))
+             for _ in range(20000)]
+
+    def answer(normalize, url):
+        try:
+            return normalize(url)
+        except UrlError:
+            return UrlError
+
+    assert sum(1 for url in urls if _CANONICAL.match(url)) > 300
+    assert [answer(normalize_url.__wrapped__, url) for url in urls] == [answer(_normalize_parts, url) for url in urls]
