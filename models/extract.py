@@ -402,8 +402,8 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
                 if url or (href is not None and _DEAD_HREF.match(href)):
                     anchor_element, anchor, anchor_start = element, _Anchor(url), len(items) + 1
                     items.append(anchor)
-            if element.text:
-                items.append(element.text.replace('\n', ' '))  # '\n' marks line breaks only
+            if text := element.text:  # (lxml makes a new str at each reading)
+                items.append(text.replace('\n', ' '))  # '\n' marks line breaks only
             continue
         if element is anchor_element:
             _close_anchor(anchor, element, items[anchor_start:])
@@ -419,8 +419,8 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             items.extend(closed)
         elif role == 'line':
             items.append('\n')
-        if element.tail:
-            items.append(element.tail.replace('\n', ' '))
+        if tail := element.tail:
+            items.append(tail.replace('\n', ' '))
     if marks:  # void marks on a container of most of the page's text (module docstring)
         page_chars = _box_chars(page)
         for mark, chars in marks:
@@ -502,18 +502,26 @@ def _inline_small_boxes(box: _Box) -> bool:
 def _has_content(items: list) -> bool:
     """An anchor or some text, not counting inner boxes."""
     for item in items:
-        if (type(item) is _Anchor and item.url) or (type(item) is str and not item.isspace()):
+        if type(item) is str:
+            if not item.isspace():
+                return True
+        elif type(item) is _Anchor and item.url:
             return True
     return False
 
 
 def _is_small(items: list) -> bool:
     strings = [item for item in items if type(item) is str]
-    return len(items) - len(strings) <= 1 and _visible_chars(strings) <= MAX_INLINE_CHARS
+    return len(items) - len(strings) <= 1 and _at_most_visible_chars(strings, MAX_INLINE_CHARS)
 
 
 def _visible_chars(strings: list[str]) -> int:
     return len(''.join(''.join(strings).split()))
+
+
+def _at_most_visible_chars(strings: list[str], limit: int) -> bool:
+    joined = ''.join(strings)
+    return len(joined) <= limit or len(''.join(joined.split())) <= limit
 
 
 def _split(box: _Box) -> list[_Box]:
@@ -524,7 +532,7 @@ def _split(box: _Box) -> list[_Box]:
         if type(item) is not _Box:
             run.append(item)
             continue
-        if _has_content(run):
+        if run and _has_content(run):
             if _is_heading(run):
                 item.items[:0] = [*run, '\n']
             else:
@@ -538,7 +546,7 @@ def _split(box: _Box) -> list[_Box]:
 
 def _is_heading(run: list) -> bool:
     """Text only, and short: the title of the box that follows."""
-    return all(type(piece) is str for piece in run) and _visible_chars(run) <= MAX_INLINE_CHARS
+    return all(type(piece) is str for piece in run) and _at_most_visible_chars(run, MAX_INLINE_CHARS)
 
 
 def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
