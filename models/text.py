@@ -103,14 +103,19 @@ def is_chinese(text: str, threshold: float = 0.2) -> bool:
 
 
 def words(text: str) -> list[str]:
-    """Every normalised word of `text` in order, stop words included (TextRank needs order)."""
-    tokens = []
-    for han_run, word in _RUN.findall(normalize(text)):
-        if han_run:
-            tokens.extend(_segmenter(_dictionary_words).cut(han_run, True))
-        else:
-            tokens.append(word)
-    return tokens
+    """Every normalised word of `text` in order, stop words included (TextRank needs order).
+
+    The Han runs are segmented in one call, a space between runs and a newline in place of each
+    other word: jieba cuts at whitespace and gives each whitespace character back as a token, so
+    the tokens are those of each run segmented alone, at half the cost of a call per run (a real
+    page has ~500 runs)."""
+    runs = _RUN.findall(normalize(text))
+    if not any(han_run for han_run, _ in runs):
+        return [word for _, word in runs]
+    others = iter([word for han_run, word in runs if not han_run])
+    joined = ' '.join(han_run or '\n' for han_run, _ in runs)
+    return [next(others) if token == '\n' else token
+            for token in _segmenter(_dictionary_words).cut(joined, True) if token != ' ']
 
 
 def is_term(token: str) -> bool:
