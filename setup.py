@@ -41,5 +41,5 @@ setuptools.setup(
     package_data={'models': ['block_model.json']},  # the trained block model (benchmarks/train_block_model.py)
     install_requires=REQUIRED,
     extras_require={'test': TEST},
-    entry_points={'console_scripts': ['focal = runners.cli:main']},
+    entry_points={'console_scripts': ['focal = runners.cli:run']},
 )

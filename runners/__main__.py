@@ -1,5 +1,3 @@
-import sys
+from runners.cli import run
 
-from runners.cli import main
-
-sys.exit(main())
+run()
