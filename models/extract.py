@@ -378,7 +378,6 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
     body's own class says what the page is, not what a block is: it is not a hint."""
     page = _Box()
     open_boxes, marks = [(body, page)], []
-    hidden_elements = _hidden_elements(body)
     container, items = body, page.items
     anchor_element, anchor, anchor_start = None, None, 0
     walk = etree.iterwalk(body, events=('start', 'end'))
@@ -389,7 +388,7 @@ def _segment(body, hrefs: _Hrefs) -> list[_Box]:
             if role == 'skipped':
                 walk.skip_subtree()
                 continue
-            hidden = anchor is None and element in hidden_elements
+            hidden = anchor is None and element is not body and _is_hidden(element)
             if (role == 'container' or hidden) and anchor is None and element is not body:
                 box = open_boxes[-1][1].inside(element, hidden)
                 open_boxes.append((element, box))
@@ -457,12 +456,10 @@ def _box_chars(box: _Box) -> int:
     return box.chars
 
 
-def _hidden_elements(body) -> set:
-    """The elements under the body with an inline display:none or visibility:hidden style, or a
-    hidden attribute. Found by one XPath query: asking each element costs more. (lxml hands out
-    the same proxy object for a node while one is alive, so the walk meets these very objects.)"""
-    return {element for element in body.xpath('.//*[@hidden or @style]')
-            if element.get('hidden') is not None or _HIDDEN_STYLE.search(element.get('style') or '')}
+def _is_hidden(element) -> bool:
+    """An inline display:none or visibility:hidden style, or a hidden attribute."""
+    style = element.get('style')
+    return (style is not None and _HIDDEN_STYLE.search(style) is not None) or element.get('hidden') is not None
 
 
 def _close_anchor(anchor: _Anchor, element, pieces: list[str]):
