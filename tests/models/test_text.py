@@ -1,3 +1,5 @@
+import random
+
 import jieba
 
 from models import text
@@ -43,3 +45,13 @@ def test_english_stop_words_are_scikit_learns_list():
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
     assert text._english_stop_words() == set(ENGLISH_STOP_WORDS)
     assert {'the', 'and'} <= text.stop_words() and 'area' not in text.stop_words()
+
+
+def test_ascii_text_takes_the_short_way_to_the_same_words():
+    """words() splits ASCII text (English, URL words) with a plain ASCII pattern: the same words
+    as normalising it and matching the general Unicode pattern, whatever the characters."""
+    rng = random.Random(11)
+    alphabet = "abcxyzABCXYZ0189_'- .,;:!?\t\n\"()/%#@&~"
+    texts = ["Don't stop: it's 2024's best-selling CD_ROM", "O'Neil's", "'quoted'", "a''b", *(
+        ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(20000))]
+    assert [text.words(t) for t in texts] == [[word for _, word in text._RUN.findall(text.normalize(t))] for t in texts]
