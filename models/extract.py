@@ -169,9 +169,10 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         return _failed(f'unparsable HTML: {error}', encoding)
     if root is None:
         return _failed('no HTML document', encoding)
-    hrefs = _Hrefs(_base_url(root, url))
+    landmarks = _landmarks(root)
+    hrefs = _Hrefs(_base_url(landmarks.base, url))
     meta = {}
-    for element in root.iter('meta'):
+    for element in landmarks.metas:
         meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
     body_element = root.find('body')
     boxes = _segment(root if body_element is None else body_element, hrefs)
@@ -179,17 +180,17 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
         finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
     measures = [measure for _, measure in finished]
-    headlines = _headlines(root)
+    headlines = _headlines(landmarks)
     blocks = _article_window([block for block, _ in finished], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
     if not rules_only and blocks:
         blocks = _model_classes(blocks, measures)
-        blocks = _structured_window(blocks, measures, _structured_body(root), headlines)
+        blocks = _structured_window(blocks, measures, _structured_body(landmarks.scripts), headlines)
     return ExtractedPage(
-        title=_title(root), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
+        title=_title(landmarks), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
-        canonical=_canonical(root, hrefs), encoding=encoding, links=_distinct_links(blocks),
+        canonical=_canonical(landmarks.links, hrefs), encoding=encoding, links=_distinct_links(blocks),
         blocks=blocks, measures=measures)
 
 
@@ -235,19 +236,51 @@ def _collapse(text: str) -> str:
     return ' '.join(text.split())
 
 
-def _base_url(root, url: str) -> str:
-    base = root.find('.//base[@href]')
+@dataclasses.dataclass
+class _Landmarks:
+    """The elements anywhere in a page that say what it is, found in one pass over the tree (a
+    search of its own for each is a pass: seven of them cost ~0.5 ms on a real page)."""
+    title: str | None = None      # text of the first <title>; None: the page has none
+    h1: object = None             # the first <h1>
+    base: str | None = None       # href of the first <base href>
+    metas: list = dataclasses.field(default_factory=list)
+    links: list = dataclasses.field(default_factory=list)
+    scripts: list = dataclasses.field(default_factory=list)
+
+
+def _landmarks(root) -> _Landmarks:
+    found = _Landmarks()
+    for element in root.iter('title', 'h1', 'base', 'meta', 'link', 'script'):
+        tag = element.tag
+        if tag == 'meta':
+            found.metas.append(element)
+        elif tag == 'link':
+            found.links.append(element)
+        elif tag == 'script':
+            found.scripts.append(element)
+        elif tag == 'title':
+            if found.title is None:
+                found.title = element.text or ''
+        elif tag == 'h1':
+            if found.h1 is None:
+                found.h1 = element
+        elif found.base is None:
+            found.base = element.get('href')
+    return found
+
+
+def _base_url(base: str | None, url: str) -> str:
     if base is None:
         return url
     try:
-        return urljoin(url, base.get('href').strip())
+        return urljoin(url, base.strip())
     except ValueError:  # a malformed <base href> is ignored, as browsers do
         return url
 
 
-def _title(root) -> str:
-    title = _collapse(root.findtext('.//title') or '')
-    heading = root.find('.//h1') if not title else None
+def _title(landmarks: _Landmarks) -> str:
+    title = _collapse(landmarks.title or '')
+    heading = landmarks.h1 if not title else None
     return _collapse(''.join(heading.itertext())) if heading is not None else title
 
 
@@ -290,8 +323,8 @@ class _Hrefs:
             return None
 
 
-def _canonical(root, hrefs: _Hrefs) -> str | None:
-    for link in root.iter('link'):
+def _canonical(links: list, hrefs: _Hrefs) -> str | None:
+    for link in links:
         if 'canonical' in (link.get('rel') or '').lower().split() and link.get('href'):
             return hrefs.url(link.get('href'))
     return None
@@ -595,11 +628,10 @@ def _link_class(box: _Box, raw: str, text_chars: int, anchor_chars: int,
     return 'navigation' if _short_anchors([anchor.anchor for anchor, _ in anchors]) else 'related'
 
 
-def _headlines(root) -> str:
+def _headlines(landmarks: _Landmarks) -> str:
     """The <title> and the first <h1>, lower-cased, where the article's headline is found."""
-    heading = root.find('.//h1')
-    h1 = ''.join(heading.itertext()) if heading is not None else ''
-    return _collapse(f'{root.findtext(".//title") or ""} | {h1}').lower()
+    h1 = ''.join(landmarks.h1.itertext()) if landmarks.h1 is not None else ''
+    return _collapse(f'{landmarks.title or ""} | {h1}').lower()
 
 
 def _is_headline(block: Block, headlines: str) -> bool:
@@ -628,11 +660,11 @@ def _article_window(blocks: list[Block], headlines: str = '') -> list[Block]:
             for index, block in enumerate(blocks)]
 
 
-def _structured_body(root) -> str:
+def _structured_body(scripts: list) -> str:
     """The articleBody of the page's schema.org JSON-LD (news sites give search engines their
     story's text there), tags stripped and whitespace collapsed; '' when there is none."""
     bodies = []
-    for script in root.iter('script'):
+    for script in scripts:
         text = script.text or ''
         if 'articleBody' in text and (script.get('type') or '').strip().lower() == 'application/ld+json':
             try:
