@@ -55,3 +55,10 @@ def test_ascii_text_takes_the_short_way_to_the_same_words():
     texts = ["Don't stop: it's 2024's best-selling CD_ROM", "O'Neil's", "'quoted'", "a''b", *(
         ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(20000))]
     assert [text.words(t) for t in texts] == [[word for _, word in text._RUN.findall(text.normalize(t))] for t in texts]
+
+
+def test_every_alphabetic_character_is_a_letter_to_the_index():
+    """tokenize() keeps an all-alphabetic token without asking _HAS_LETTER: every character
+    str.isalpha() accepts must be one the pattern calls a letter."""
+    alphabetic = ''.join(c for c in map(chr, range(0x110000)) if c.isalpha())
+    assert len(text._HAS_LETTER.findall(alphabetic)) == len(alphabetic)
