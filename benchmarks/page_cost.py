@@ -26,10 +26,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT))
+from sandbox.corpora import shared_data_dir
 
-from sandbox.corpora import shared_data_dir  # noqa: E402
+PROJECT = Path(__file__).resolve().parent.parent
 
 STEPS = ('extract', 'page-tokens', 'link-words')
 _COLLECTED = re.compile(r'Collected : (\d+)')

@@ -550,8 +550,9 @@ def _visible_chars(strings: list[str]) -> int:
 
 
 def _at_most_visible_chars(strings: list[str], limit: int) -> bool:
+    """_visible_chars(strings) <= limit, without collapsing a text already that short."""
     joined = ''.join(strings)
-    return len(joined) <= limit or len(''.join(joined.split())) <= limit
+    return len(joined) <= limit or _visible_chars([joined]) <= limit
 
 
 def _split(box: _Box) -> list[_Box]:
