@@ -158,9 +158,8 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))
                | 'AllReachedUrls' >> beam.Flatten())
     previous_candidates = pipeline | 'ReadCandidates' >> ReadCommitted(crawl, 'candidates', previous)
-    found = ((scored[Score.FOUND], pipeline | 'Discovered' >> beam.Create(list(discovered)))
-             | 'FoundCandidates' >> beam.Flatten())
-    candidates = ({'previous': previous_candidates, 'found': found, 'reached': reached}
+    candidates = ({'previous': previous_candidates, 'found': scored[Score.FOUND],
+                   'waiting': pipeline | 'Discovered' >> beam.Create(list(discovered)), 'reached': reached}
                   | 'UpdateFrontier' >> UpdateFrontier(number))
     candidates | 'WriteCandidates' >> WriteTable(out, 'candidates')
     return pipeline

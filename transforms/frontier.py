@@ -1,12 +1,17 @@
 """UpdateFrontier: the previous round's candidates + this round's found links − every URL
-requested or reached -> this round's candidates table (models/frontier.py merges a URL's rows)."""
+requested or reached -> this round's candidates table (models/frontier.py merges a URL's rows).
+
+Each input joins the CoGroupByKey as its own tag rather than through a Flatten: FnApiRunner
+writes and reads back every input of a Flatten (one link row per link, ~100 a real page), while
+the found rows combined per URL where Score emits them leave its stage a row per URL."""
 import apache_beam as beam
 
 from models.frontier import merge_candidates
 
 
 class MergeCandidatesFn(beam.DoFn):
-    """(url, {'rows': candidate rows, 'done': markers}) -> the URL's merged row, unless it was reached."""
+    """(url, {'previous', 'found', 'waiting': candidate rows, 'done': markers}) -> the URL's merged
+    row, unless it was reached."""
 
     def __init__(self, round_number: int):
         self.round = round_number
@@ -15,7 +20,7 @@ class MergeCandidatesFn(beam.DoFn):
         _, joined = grouped
         if any(True for _ in joined['done']):
             return
-        yield merge_candidates(joined['rows'], self.round)
+        yield merge_candidates([*joined['previous'], *joined['found'], *joined['waiting']], self.round)
 
 
 class MergeFoundRowsFn(beam.CombineFn):
@@ -42,20 +47,21 @@ class MergeFoundRowsFn(beam.CombineFn):
 
 
 class UpdateFrontier(beam.PTransform):
-    """{'previous': last round's candidate rows, 'found': this round's candidate rows,
-    'reached': every URL requested or reached by redirect, in any round} -> candidate rows."""
+    """{'previous': last round's candidate rows, 'found': this round's candidate rows of its links,
+    'waiting': candidate rows found before this round other than as links (seeds
+    waiting for room), 'reached': every URL requested or reached by redirect, in any round}
+    -> candidate rows."""
 
     def __init__(self, round_number: int):
         super().__init__()
         self.round = round_number
 
     def expand(self, inputs):
-        found = (inputs['found']
-                 | 'KeyFoundByUrl' >> beam.Map(lambda row: (row['url'], row))
-                 | 'MergeFoundRows' >> beam.CombinePerKey(MergeFoundRowsFn(self.round)))
-        rows = ((inputs['previous'] | 'KeyByUrl' >> beam.Map(lambda row: (row['url'], row)), found)
-                | 'AllCandidateRows' >> beam.Flatten())
+        def keyed(tag):
+            return inputs[tag] | f'Key{tag.title()}ByUrl' >> beam.Map(lambda row: (row['url'], row))
+
+        found = keyed('found') | 'MergeFoundRows' >> beam.CombinePerKey(MergeFoundRowsFn(self.round))
         reached = inputs['reached'] | 'MarkReached' >> beam.Map(lambda url: (url, True))
-        return ({'rows': rows, 'done': reached}
+        return ({'previous': keyed('previous'), 'found': found, 'waiting': keyed('waiting'), 'done': reached}
                 | 'GroupByUrl' >> beam.CoGroupByKey()
                 | 'MergeCandidates' >> beam.ParDo(MergeCandidatesFn(self.round)))

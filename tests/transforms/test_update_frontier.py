@@ -3,6 +3,7 @@ import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from models.frontier import seed_candidate
 from transforms.fetch import reached_urls
 from transforms.frontier import UpdateFrontier
 
@@ -19,6 +20,8 @@ PREVIOUS = [row('http://a.test/1', 0.2, 1, times_linked=2), row('http://a.test/2
             row('http://b.test/1', 0.4, 1)]
 FOUND = [row('http://a.test/1', 0.6, 2, parent='http://q.test/'), row('http://c.test/1', 0.3, 2),
          row('http://c.test/1', 0.1, 2), row('http://d.test/old', 0.8, 2), row('http://e.test/hop', 0.5, 2)]
+WAITING = [seed_candidate('http://c.test/1', 3, -1, 2), seed_candidate('http://f.test/', 4, -1, 2),
+           seed_candidate('http://a.test/2', 5, -1, 2)]
 LOG = [{'url': 'http://a.test/2', 'final_url': 'http://a.test/2', 'redirects': []},
        {'url': 'http://b.test/1', 'final_url': 'http://z.test/', 'redirects': ['http://e.test/hop']},
        {'url': 'http://d.test/old', 'final_url': None, 'redirects': None}]
@@ -28,12 +31,15 @@ def test_the_new_candidates_are_merged_and_never_hold_a_url_reached():
     with BeamTestPipeline('FnApiRunner') as pipeline:
         candidates = ({'previous': pipeline | 'Previous' >> beam.Create(PREVIOUS),
                        'found': pipeline | 'Found' >> beam.Create(FOUND),
+                       'waiting': pipeline | 'Waiting' >> beam.Create(WAITING),
                        'reached': pipeline | 'Log' >> beam.Create(LOG) | beam.FlatMap(reached_urls)}
                       | UpdateFrontier(2))
         summary = candidates | beam.Map(lambda r: (r['url'], r['priority'], r['parent_url'], r['first_round'],
                                                    r['times_linked'], r['round']))
+        # a seed waiting keeps its place (priority 1.0, first round 0) and counts no link
         assert_that(summary, equal_to([('http://a.test/1', 0.6, 'http://q.test/', 1, 3, 2),
-                                       ('http://c.test/1', 0.3, 'http://p.test/', 2, 2, 2)]))
+                                       ('http://c.test/1', 1.0, None, 0, 2, 2),
+                                       ('http://f.test/', 1.0, None, 0, 0, 2)]))
 
 
 def test_found_rows_merged_in_any_grouping_give_the_row_of_merging_them_all():
