@@ -17,6 +17,7 @@ from models import ranking
 from models.pagerank import iterations_for
 from pipelines import schema
 from pipelines.committed import ReadCommitted
+from pipelines.local import new_pipeline
 from pipelines.state import CrawlDir, PendingRound
 from transforms.pagerank import CrawlPageRank
 from transforms.rank import RankPages
@@ -53,7 +54,7 @@ def build_rank(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound,
     """Ranks of every page of the committed rounds up to `pending.round`. `pagerank_mode` is local or
     beam; `negatives` is (URLs, documents) of models.ranking.read_negatives, or None."""
     rounds = [number for number in crawl.committed_rounds() if number <= pending.round]
-    pipeline = beam.Pipeline(options=options)
+    pipeline = new_pipeline(options)
     pages = pipeline | 'ReadPages' >> ReadCommitted(crawl, 'pages', rounds, columns=ranking.PAGE_COLUMNS,
                                                     batched=True)
     links = pipeline | 'ReadLinks' >> ReadCommitted(crawl, 'links', rounds, columns=['url', 'dst'], batched=True)

@@ -28,6 +28,7 @@ from models.strategies import RoundContext, Strategy, make_strategy
 from models.termstats import TermStats
 from pipelines import schema
 from pipelines.committed import ReadCommitted
+from pipelines.local import new_pipeline
 from pipelines.state import CrawlDir, PendingRound
 from transforms.discover import LINK_COLUMNS, ChooseDiscovered, Discover
 from transforms.extract import Extract
@@ -132,7 +133,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     strategy = make_strategy(settings.strategy, settings.strategy_params)
     strategy.prepare(round_context(crawl, settings, number))
     blocks, words = strategy.needs_blocks, settings.topic.dictionary_words
-    pipeline = beam.Pipeline(options=options)
+    pipeline = new_pipeline(options)
 
     earlier_reached = (pipeline
                        | 'ReadEarlierFetchLog' >> ReadCommitted(crawl, 'fetch_log', earlier,
