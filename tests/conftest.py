@@ -1,4 +1,5 @@
-"""Shared test fixtures: the real data sets in ../shared/data."""
+"""Shared test fixtures: the real data sets in ../shared/data; no traffic but to 127.0.0.1."""
+import socket
 import subprocess
 import sys
 
@@ -20,6 +21,40 @@ def report(capsys):
             for line in lines:
                 print(line)
     return emit
+
+
+LOOPBACK = {'127.0.0.1', '::1', 'localhost'}
+elsewhere = []  # what this process tried to reach beyond LOOPBACK
+
+
+@pytest.fixture(scope='session', autouse=True)
+def loopback_only():
+    """Tests send traffic only to 127.0.0.1: in this process a name lookup or a connection to any
+    other address is refused (as if nothing answered) and fails the test that tried it."""
+    lookup, connect = socket.getaddrinfo, socket.socket.connect
+
+    def guarded_lookup(host, *args, **kwargs):
+        if host not in LOOPBACK and host is not None:
+            elsewhere.append(host)
+            raise socket.gaierror(socket.EAI_NONAME, f'tests look up no name but 127.0.0.1 ({host})')
+        return lookup(host, *args, **kwargs)
+
+    def guarded_connect(self, address):
+        if isinstance(address, tuple) and address[0] not in LOOPBACK:
+            elsewhere.append(address[0])
+            raise ConnectionRefusedError(f'tests connect to nothing but 127.0.0.1 ({address[0]})')
+        return connect(self, address)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket, 'getaddrinfo', guarded_lookup)
+        patch.setattr(socket.socket, 'connect', guarded_connect)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def reached_nothing_else(loopback_only):
+    yield
+    tried, elsewhere[:] = list(elsewhere), []
+    assert not tried, f'the test tried to reach {sorted(set(tried))}: tests send traffic only to 127.0.0.1'
 
 
 WEBS = {'news_web_dir': 'thucnews', 'wiki_web_dir': 'wikispeedia'}  # fixture: corpus, in order of first use

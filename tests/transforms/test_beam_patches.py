@@ -5,6 +5,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from apache_beam.transforms import userstate
 
 import transforms  # noqa: F401  (installs the patch, as every use of our transforms does)
+from pipelines.local import LocalRunner
 
 
 class RunningTotal(beam.DoFn):
@@ -28,7 +29,7 @@ def test_specs_are_remembered_per_instance_and_equal_to_beams():
 
 
 def test_a_stateful_dofn_still_keeps_its_state():
-    with beam.Pipeline() as pipeline:
+    with beam.Pipeline(runner=LocalRunner()) as pipeline:
         totals = (pipeline | beam.Create([('a', 1), ('a', 2), ('a', 3)])
                   | beam.ParDo(RunningTotal()) | beam.Map(lambda kv: kv[1]))
         assert_that(totals | beam.combiners.Top.Of(1), equal_to([[6]]))
