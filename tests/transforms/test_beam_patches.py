@@ -33,3 +33,18 @@ def test_a_stateful_dofn_still_keeps_its_state():
         totals = (pipeline | beam.Create([('a', 1), ('a', 2), ('a', 3)])
                   | beam.ParDo(RunningTotal()) | beam.Map(lambda kv: kv[1]))
         assert_that(totals | beam.combiners.Top.Of(1), equal_to([[6]]))
+
+
+def test_options_views_are_remembered_and_share_the_options_values():
+    from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
+    assert PipelineOptions.view_as.remembers_per_instance
+    original = PipelineOptions.view_as.__wrapped__
+    options = PipelineOptions(['--runner=DirectRunner', '--direct_num_workers=2'])
+    direct = options.view_as(DirectOptions)
+    assert direct is options.view_as(DirectOptions)
+    assert direct.direct_num_workers == original(options, DirectOptions).direct_num_workers == 2
+    direct.direct_num_workers = 3  # a change through one view is the options' change
+    assert original(options, DirectOptions).direct_num_workers == 3
+    assert options.get_all_options()['direct_num_workers'] == 3
+    assert options.view_as(StandardOptions).runner == 'DirectRunner'
+    assert PipelineOptions([]).view_as(DirectOptions).direct_num_workers == 1  # another options object
