@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from models import pagerank as pr
+from pipelines.local import new_pipeline
 from sandbox.build import build_web
 from transforms.pagerank import PageRank
 
@@ -70,7 +71,7 @@ def beam_seconds(graph: pr.LinkGraph, steps: int, out: Path) -> tuple[float, dic
                    out / 'edges.parquet')
     pq.write_table(pa.table({'url': names}), out / 'nodes.parquet')
     started = time.perf_counter()
-    with beam.Pipeline(options=PipelineOptions(['--runner=DirectRunner'])) as pipeline:
+    with new_pipeline(PipelineOptions(['--runner=DirectRunner'])) as pipeline:
         edges = (pipeline | 'Edges' >> beam.io.ReadFromParquet(str(out / 'edges.parquet'))
                  | 'Pairs' >> beam.Map(lambda row: (row['source'], row['target'])))
         nodes = pipeline | 'Nodes' >> beam.io.ReadFromParquet(str(out / 'nodes.parquet')) | 'Urls' >> beam.Map(
