@@ -24,7 +24,7 @@ def report(capsys):
 
 
 LOOPBACK = {'127.0.0.1', '::1', 'localhost'}
-elsewhere = []  # what this process tried to reach beyond LOOPBACK
+network = {'looked_up': [], 'connected': []}  # the running test's name lookups and connections
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -34,15 +34,17 @@ def loopback_only():
     lookup, connect = socket.getaddrinfo, socket.socket.connect
 
     def guarded_lookup(host, *args, **kwargs):
-        if host not in LOOPBACK and host is not None:
-            elsewhere.append(host)
-            raise socket.gaierror(socket.EAI_NONAME, f'tests look up no name but 127.0.0.1 ({host})')
+        if host is not None:
+            network['looked_up'].append(host)
+            if host not in LOOPBACK:
+                raise socket.gaierror(socket.EAI_NONAME, f'tests look up no name but 127.0.0.1 ({host})')
         return lookup(host, *args, **kwargs)
 
     def guarded_connect(self, address):
-        if isinstance(address, tuple) and address[0] not in LOOPBACK:
-            elsewhere.append(address[0])
-            raise ConnectionRefusedError(f'tests connect to nothing but 127.0.0.1 ({address[0]})')
+        if isinstance(address, tuple):
+            network['connected'].append(address[0])
+            if address[0] not in LOOPBACK:
+                raise ConnectionRefusedError(f'tests connect to nothing but 127.0.0.1 ({address[0]})')
         return connect(self, address)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(socket, 'getaddrinfo', guarded_lookup)
@@ -51,10 +53,13 @@ def loopback_only():
 
 
 @pytest.fixture(autouse=True)
-def reached_nothing_else(loopback_only):
-    yield
-    tried, elsewhere[:] = list(elsewhere), []
-    assert not tried, f'the test tried to reach {sorted(set(tried))}: tests send traffic only to 127.0.0.1'
+def traffic(loopback_only):
+    """This test's name lookups and connections in this process (hosts and addresses, in order)."""
+    for seen in network.values():
+        seen.clear()
+    yield network
+    tried = sorted({host for seen in network.values() for host in seen if host not in LOOPBACK})
+    assert not tried, f'the test tried to reach {tried}: tests send traffic only to 127.0.0.1'
 
 
 WEBS = {'news_web_dir': 'thucnews', 'wiki_web_dir': 'wikispeedia'}  # fixture: corpus, in order of first use

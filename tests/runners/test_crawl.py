@@ -330,24 +330,13 @@ def test_workers_are_refused_with_another_runner(tmp_path, news_web_dir, capsys)
     assert '--workers sets how many local processes' in capsys.readouterr().err
 
 
-def test_a_crawl_reaches_no_address_but_the_sandbox(news_web_dir, sandbox, tmp_path, monkeypatch):
+def test_a_crawl_reaches_no_address_but_the_sandbox(news_web_dir, sandbox, tmp_path, traffic):
     """Every name looked up and every connection of a whole crawl (rounds and ranking) in this
-    process: only 127.0.0.1. Beam's DirectRunner would first offer each round to Prism, whose
-    binary it downloads from github.com."""
-    looked_up, connected = [], []
-    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
-
-    def getaddrinfo(host, *args, **kwargs):
-        looked_up.append(host)
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    def connect(self, address):
-        connected.append(address[0] if isinstance(address, tuple) else address)
-        return real_connect(self, address)
-    monkeypatch.setattr(socket, 'getaddrinfo', getaddrinfo)
-    monkeypatch.setattr(socket.socket, 'connect', connect)
+    process (tests/conftest.py records them): only 127.0.0.1. Beam's DirectRunner would first
+    offer each round to Prism, whose binary it downloads from github.com."""
     assert main(crawl_args(news_web_dir, sandbox, tmp_path / 'crawl', budget=10, round_size=5)) == 0
     crawl = CrawlDir.open(str(tmp_path / 'crawl'))
     assert crawl.committed_rounds('ranks') == [crawl.last_committed_round()]
+    connected, looked_up = traffic['connected'], traffic['looked_up']
     assert connected and set(connected) <= {'127.0.0.1'}, connected
     assert set(looked_up) <= {'127.0.0.1', 'localhost'}, looked_up
