@@ -1,5 +1,6 @@
 # `make test` and `make demo` work from a fresh clone: they create .venv when it is missing,
-# install Focal into it (again whenever setup.py changes), then run.
+# install Focal into it (again whenever setup.py, pyproject.toml or the compiled segmenter
+# models/segment.pyx changes: pip compiles it in place), then run.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -25,7 +26,7 @@ browser:
 	  || echo "note: installing $$missing failed: the report checks in headless Chromium will be skipped"; \
 	fi
 
-$(STAMP): setup.py
+$(STAMP): setup.py pyproject.toml models/segment.pyx
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -3,6 +3,7 @@
 Beam workers install the same packages from this file (`--setup_file ./setup.py`), so the
 driver and the workers run identical code with identical pinned dependencies.
 """
+import lxml
 import setuptools
 
 REQUIRED = [
@@ -39,6 +40,8 @@ setuptools.setup(
                                                'pipelines', 'pipelines.*', 'runners', 'runners.*',
                                                'sandbox', 'sandbox.*']),
     package_data={'models': ['block_model.json']},  # the trained block model (benchmarks/train_block_model.py)
+    # The segmentation walk reads lxml's tree in C (models/segment.pyx); pyproject.toml brings Cython.
+    ext_modules=[setuptools.Extension('models.segment', ['models/segment.pyx'], include_dirs=lxml.get_include())],
     install_requires=REQUIRED,
     extras_require={'test': TEST},
     entry_points={'console_scripts': ['focal = runners.cli:run']},

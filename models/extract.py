@@ -25,7 +25,6 @@ the main text is the article; every block stays in `blocks`. Last, a JSON-LD art
 news sites give search engines) names the story's blocks outright (_structured_window).
 """
 import dataclasses
-import functools
 import html
 import json
 import re
@@ -37,53 +36,9 @@ from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, feature_rows
 from models.html import decode, header_charset
+from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, collapse, segment, void_marks
 from models.text import is_chinese
 from models.urls import normalize_url
-
-_TAG_ROLES = {
-    **dict.fromkeys('script style noscript template svg head select textarea iframe object'.split(),
-                    'skipped'),
-    **dict.fromkeys('div section article aside nav header footer main menu ul ol dl table td th form '
-                    'center'.split(), 'container'),
-    **dict.fromkeys('p h1 h2 h3 h4 h5 h6 br li tr dt dd hr blockquote pre figcaption address '
-                    'caption'.split(), 'line'),
-}
-_TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
-              'aside': 'related'}
-_ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
-# A line's start marker says which tag began it, in a whitespace character text processing drops
-# anyway (str.split), so the block model can count paragraphs, list items and headings.
-_PARAGRAPH, _LIST_ITEM, _HEADING = '\x1c', '\x1d', '\x1e'
-_LINE_STARTS = {'p': '\n' + _PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n' + _LIST_ITEM),
-                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n' + _HEADING)}
-
-
-def _word_pattern(words: str) -> re.Pattern:
-    """Class/id tokens naming a block class: words of four letters or more also match as a
-    prefix ('advert' -> 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add')."""
-    whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
-    prefixes = [word for word in words.split() if len(word) >= 4]
-    return re.compile(rf'\b(?:{"|".join(whole + prefixes)})')
-
-
-# Checked in this order; navigation and noise marks beat article and related ones on the same
-# element and wherever they are above it (unless void). An article mark names the story's own
-# container ('article-body', 'entry-content', itemprop articleBody): it voids the marks around it,
-# and the block model weighs it.
-_CLASS_WORDS = (
-    ('noise', _word_pattern('ad ads advert banner sponsor promo popular trending rank hot hotnews comment '
-                            'share social copyright newsletter signup subscription cookie consent gdpr '
-                            'paywall modal popup outbrain taboola disqus gg guanggao')),
-    ('navigation', _word_pattern('nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs '
-                                 'footer bottom pages pagination pager')),
-    ('article', re.compile(r'\b(?:article|entry|post|story|main|body)(?:body|content|text)\b')),
-    ('related', _word_pattern('related relate recommend seealso readmore morestories recirc teaser xgxw '
-                              'xgwz tj tuijian list newslist side sidebar')),
-)
-# Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
-# component names of script-built pages.
-_HINT_ATTRIBUTES = frozenset(('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid'))
-_TOKEN = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')  # 'hotNews-box2' -> hot News box 2
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
 _HEADING_WORDS = (
@@ -99,10 +54,8 @@ _HEADING_WORDS = (
 LINK_DENSITY = 0.5            # anchor share of a block's text from which it is a link list
 HEADING_LINK_DENSITY = 0.3    # a heading names a block of links, not an article's first line
 MAX_HEADING_CHARS = 40
-MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of the parent's text
 SHORT_ANCHOR_CHARS = 6        # a menu's mean anchor length: Chinese characters ...
 SHORT_ANCHOR_WORDS = 3        # ... or words in other languages
-MARKED_PAGE_SHARE = 0.5       # a marked container with half the page's text is its body, not a menu
 LONG_BLOCK_CHARS = 400        # an article's paragraphs: longer than a teaser, a caption or a comment
 ARTICLE_SHARE = 0.3           # long blocks with this share of the content text make an article page
 KEEP_BEFORE = 2               # content blocks right before the first long one: headline, date line
@@ -121,8 +74,6 @@ _HTTP_SCHEME = re.compile(r'https?:', re.I)
 _TABS_AND_NEWLINES = str.maketrans('', '', '\t\r\n')  # dropped from URLs, as browsers and urllib do
 _ORIGIN = re.compile(r'([a-z][a-z0-9+.-]*)://[^/?#]*', re.I)
 _OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript:, mailto:, ...
-_HIDDEN_STYLE = re.compile(r'display\s*:\s*none|visibility\s*:\s*hidden', re.I)
-_DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
 _MARKUP_TAG = re.compile(r'<[^>]*>')
 
 
@@ -173,9 +124,9 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     hrefs = _Hrefs(_base_url(landmarks.base, url))
     meta = {}
     for element in landmarks.metas:
-        meta.setdefault((element.get('name') or '').strip().lower(), _collapse(element.get('content') or ''))
+        meta.setdefault((element.get('name') or '').strip().lower(), collapse(element.get('content') or ''))
     body_element = root.find('body')
-    boxes = _segment(root if body_element is None else body_element, hrefs)
+    boxes = segment(root if body_element is None else body_element, hrefs)
     finished = [_finish(box) for box in boxes]
     if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
         finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
@@ -232,10 +183,6 @@ def _parser() -> etree.HTMLParser:
     return _parsers.parser
 
 
-def _collapse(text: str) -> str:
-    return ' '.join(text.split())
-
-
 @dataclasses.dataclass
 class _Landmarks:
     """The elements anywhere in a page that say what it is, found in one pass over the tree (a
@@ -279,9 +226,9 @@ def _base_url(base: str | None, url: str) -> str:
 
 
 def _title(landmarks: _Landmarks) -> str:
-    title = _collapse(landmarks.title or '')
+    title = collapse(landmarks.title or '')
     heading = landmarks.h1 if not title else None
-    return _collapse(''.join(heading.itertext())) if heading is not None else title
+    return collapse(''.join(heading.itertext())) if heading is not None else title
 
 
 class _Hrefs:
@@ -330,138 +277,7 @@ def _canonical(links: list, hrefs: _Hrefs) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
-def _attribute_hint(attributes: str) -> str | None:
-    """The block class a class/id value names; 'sideBar', 'side-bar' and 'sidebar' alike."""
-    tokens = [token.lower() for token in _TOKEN.findall(attributes)]
-    words = ' '.join(tokens + [first + second for first, second in zip(tokens, tokens[1:])])
-    return next((kind for kind, pattern in _CLASS_WORDS if pattern.search(words)), None)
-
-
-def _element_hint(element) -> str | None:
-    attributes = [value for name, value in element.items() if name in _HINT_ATTRIBUTES and value]
-    hint = _attribute_hint(' '.join(attributes)) if attributes else None
-    if hint is None and element.tag in _TAG_HINTS:
-        in_article = element.tag in _ARTICLE_PARTS and any(True for _ in element.iterancestors('article'))
-        hint = None if in_article else _TAG_HINTS[element.tag]
-    return hint
-
-
-@dataclasses.dataclass(slots=True)
-class _Anchor:
-    url: str | None           # None: a '#' or javascript: link, counted as link text but not a link
-    anchor: str = ''
-    raw_length: int = 0       # of its text in the block's raw text
-
-
-@dataclasses.dataclass(slots=True)
-class _Mark:
-    """A navigation or noise mark on a container, valid for everything inside it unless void."""
-    kind: str
-    outer: '_Mark | None'         # the mark it overrides, which holds again if this one is void
-    void: bool = False            # the container holds most of the page's text: a mis-mark
-
-    def holding(self) -> '_Mark | None':
-        mark = self
-        while mark is not None and mark.void:
-            mark = mark.outer
-        return mark
-
-
-@dataclasses.dataclass(slots=True)
-class _Box:
-    """A block under construction: text pieces, _Anchors and inner _Boxes in document order."""
-    items: list = dataclasses.field(default_factory=list)
-    mark: _Mark | None = None     # navigation or noise, from the container or an ancestor
-    related_marker: bool = False  # a related-list word on the container or an ancestor
-    article: bool = False         # in the story's own container (an article mark)
-    marked: bool = False          # the container itself has a hint, so it stays a block
-    small: bool = False           # at most one link and a line or two of text, no marks
-    hidden: bool = False          # in a subtree the browser does not show: never content
-    own_mark: _Mark | None = None  # the container's own mark, made void if it holds most of the page
-    tag: str = 'body'             # the container's
-    depth: int = 0                # containers around it
-    chars: int = -1               # visible characters, once counted (_box_chars)
-    inner: int = 0                # inner boxes added to items: most containers have none
-
-    def inside(self, element, hidden: bool = False) -> '_Box':
-        """An empty box for a container (or hidden element) in this one: its own marker beats its
-        ancestors'. A hidden element stays a block of its own, as a marked container does."""
-        hint = _element_hint(element)
-        own = _Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
-        if hint == 'article':
-            _void(self.mark)
-        return _Box([], own or self.mark, self.related_marker or hint == 'related', self.article or hint == 'article',
-                    hint is not None or hidden, hidden=self.hidden or hidden, own_mark=own, tag=element.tag,
-                    depth=self.depth + 1)
-
-    def own_text(self, items: list) -> '_Box':
-        """A block of this container's own pieces, between or around its inner boxes."""
-        return _Box(items, self.mark, self.related_marker, article=self.article, hidden=self.hidden, tag=self.tag,
-                    depth=self.depth)
-
-    @property
-    def marker(self) -> str | None:
-        mark = self.mark.holding() if self.mark is not None else None
-        return mark.kind if mark is not None else None
-
-
-def _segment(body, hrefs: _Hrefs) -> list[_Box]:
-    """One walk over the body, putting text and links into the innermost open container. The
-    body's own class says what the page is, not what a block is: it is not a hint."""
-    page = _Box()
-    open_boxes, marks = [(body, page)], []
-    container, items = body, page.items
-    anchor_element, anchor, anchor_start = None, None, 0
-    walk = etree.iterwalk(body, events=('start', 'end'))
-    for event, element in walk:
-        tag = element.tag
-        role = _TAG_ROLES.get(tag)
-        if event == 'start':
-            if role == 'skipped':
-                walk.skip_subtree()
-                continue
-            hidden = anchor is None and element is not body and _is_hidden(element)
-            if (role == 'container' or hidden) and anchor is None and element is not body:
-                box = open_boxes[-1][1].inside(element, hidden)
-                open_boxes.append((element, box))
-                container, items = element, box.items
-            elif role == 'line':
-                items.append(_LINE_STARTS.get(tag, '\n'))
-            if tag == 'a' and anchor is None:
-                href = element.get('href')
-                url = hrefs.url(href) if href is not None else None
-                if url or (href is not None and _DEAD_HREF.match(href)):
-                    anchor_element, anchor, anchor_start = element, _Anchor(url), len(items) + 1
-                    items.append(anchor)
-            if text := element.text:  # (lxml makes a new str at each reading)
-                items.append(text.replace('\n', ' '))  # '\n' marks line breaks only
-            continue
-        if element is anchor_element:
-            _close_anchor(anchor, element, items[anchor_start:])
-            anchor_element = anchor = None
-        if element is container and element is not body:
-            _, box = open_boxes.pop()
-            if box.own_mark is not None:
-                marks.append((box.own_mark, _box_chars(box)))
-            container, parent = open_boxes[-1]
-            items = parent.items
-            closed = _close(box)
-            parent.inner += len(closed)
-            items.extend(closed)
-        elif role == 'line':
-            items.append('\n')
-        if tail := element.tail:
-            items.append(tail.replace('\n', ' '))
-    if marks:  # void marks on a container of most of the page's text (module docstring)
-        page_chars = _box_chars(page)
-        for mark, chars in marks:
-            mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
-    _inline_small_boxes(page)
-    return _split(page)
-
-
-def _void_marks_around_longest_block(boxes: list[_Box], measures: list[BlockMeasures]) -> bool:
+def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasures]) -> bool:
     """The page's longest text-dense block is its article: navigation or noise marks on the
     containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story) and
     void. True when a mark was voided."""
@@ -470,117 +286,11 @@ def _void_marks_around_longest_block(boxes: list[_Box], measures: list[BlockMeas
     longest = max(range(len(dense)), key=dense.__getitem__, default=None)
     if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:
         return False
-    _void(boxes[longest].mark)
+    void_marks(boxes[longest].mark)
     return True
 
 
-def _void(mark: _Mark | None):
-    """The mark and the ones it overrides: mis-marks on the containers around the story."""
-    while mark is not None:
-        mark.void, mark = True, mark.outer
-
-
-def _box_chars(box: _Box) -> int:
-    """Visible characters of the box's text and its inner boxes', counted once per box: moving
-    pieces between boxes later (inlining, splitting) never changes a box's total."""
-    if box.chars < 0:
-        box.chars = (_visible_chars([item for item in box.items if type(item) is str])
-                     + sum(_box_chars(item) for item in box.items if type(item) is _Box))
-    return box.chars
-
-
-def _is_hidden(element) -> bool:
-    """An inline display:none or visibility:hidden style, or a hidden attribute."""
-    style = element.get('style')
-    return (style is not None and _HIDDEN_STYLE.search(style) is not None) or element.get('hidden') is not None
-
-
-def _close_anchor(anchor: _Anchor, element, pieces: list[str]):
-    text = ''.join(pieces)
-    anchor.anchor = _collapse(text)
-    anchor.raw_length = len(text)
-    if not anchor.anchor:
-        image = element.find('.//img')
-        labels = (image.get('alt'), image.get('title')) if image is not None else ()
-        anchor.anchor = _collapse(next((label for label in (*labels, element.get('title')) if label), ''))
-
-
-def _close(box: _Box) -> list:
-    """What a finished container adds to its parent: nothing, one small box, or its blocks."""
-    if _inline_small_boxes(box):
-        return _split(box)
-    if not _has_content(box.items):
-        return []
-    box.small = not box.marked and _is_small(box.items)
-    return [box]
-
-
-def _inline_small_boxes(box: _Box) -> bool:
-    """Small inner boxes rejoin the container's text when it has text of its own (a date line, a
-    print link under an article) or when all of them are small (a link table's cells). True
-    when inner boxes remain."""
-    if not box.inner:
-        return False
-    inner = [item for item in box.items if type(item) is _Box]
-    if all(item.small for item in inner) or _has_content(box.items):
-        box.items = [piece for item in box.items
-                     for piece in (['\n', *item.items, '\n'] if type(item) is _Box and item.small else (item,))]
-        return any(not item.small for item in inner)
-    return True
-
-
-def _has_content(items: list) -> bool:
-    """An anchor or some text, not counting inner boxes."""
-    for item in items:
-        if type(item) is str:
-            if not item.isspace():
-                return True
-        elif type(item) is _Anchor and item.url:
-            return True
-    return False
-
-
-def _is_small(items: list) -> bool:
-    strings = [item for item in items if type(item) is str]
-    return len(items) - len(strings) <= 1 and _at_most_visible_chars(strings, MAX_INLINE_CHARS)
-
-
-def _visible_chars(strings: list[str]) -> int:
-    return len(''.join(''.join(strings).split()))
-
-
-def _at_most_visible_chars(strings: list[str], limit: int) -> bool:
-    """_visible_chars(strings) <= limit, without collapsing a text already that short."""
-    joined = ''.join(strings)
-    return len(joined) <= limit or _visible_chars([joined]) <= limit
-
-
-def _split(box: _Box) -> list[_Box]:
-    """The box's inner boxes, with its own pieces between them as boxes of their own; a short
-    text just before an inner box becomes that box's heading."""
-    boxes, run = [], []
-    for item in box.items:
-        if type(item) is not _Box:
-            run.append(item)
-            continue
-        if run and _has_content(run):
-            if _is_heading(run):
-                item.items[:0] = [*run, '\n']
-            else:
-                boxes.append(box.own_text(run))
-        boxes.append(item)
-        run = []
-    if _has_content(run):
-        boxes.append(box.own_text(run))
-    return boxes
-
-
-def _is_heading(run: list) -> bool:
-    """Text only, and short: the title of the box that follows."""
-    return all(type(piece) is str for piece in run) and _at_most_visible_chars(run, MAX_INLINE_CHARS)
-
-
-def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
+def _finish(box: Box) -> tuple[Block, BlockMeasures]:
     """The box's text (a line per paragraph), its class, its links with their context, and what
     the block model measures of it."""
     pieces, anchors, offset = [], [], 0
@@ -599,22 +309,22 @@ def _finish(box: _Box) -> tuple[Block, BlockMeasures]:
                                               _context(raw, start, start + anchor.raw_length), kind)
                                 for anchor, start in anchors if anchor.url])
     measures = BlockMeasures.of_text(
-        text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(_PARAGRAPH),
-        list_items=raw.count(_LIST_ITEM), headings=raw.count(_HEADING), container=box.tag, depth=box.depth,
+        text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(PARAGRAPH),
+        list_items=raw.count(LIST_ITEM), headings=raw.count(HEADING), container=box.tag, depth=box.depth,
         marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
         rule_kind=kind)
     return block, measures
 
 
-def _classify(box: _Box, raw: str, text_chars: int, anchor_chars: int, anchors: list[tuple[_Anchor, int]]) -> str:
+def _classify(box: Box, raw: str, text_chars: int, anchor_chars: int, anchors: list[tuple[Anchor, int]]) -> str:
     """Marks first, then the heading, related-list words, and the links (module docstring); a
     hidden block is never content."""
     kind = _link_class(box, raw, text_chars, anchor_chars, anchors)
     return 'noise' if box.hidden and kind == 'content' else kind
 
 
-def _link_class(box: _Box, raw: str, text_chars: int, anchor_chars: int,
-                anchors: list[tuple[_Anchor, int]]) -> str:
+def _link_class(box: Box, raw: str, text_chars: int, anchor_chars: int,
+                anchors: list[tuple[Anchor, int]]) -> str:
     if box.marker:
         return box.marker
     density = anchor_chars / text_chars if text_chars else 1.0
@@ -632,7 +342,7 @@ def _link_class(box: _Box, raw: str, text_chars: int, anchor_chars: int,
 def _headlines(landmarks: _Landmarks) -> str:
     """The <title> and the first <h1>, lower-cased, where the article's headline is found."""
     h1 = ''.join(landmarks.h1.itertext()) if landmarks.h1 is not None else ''
-    return _collapse(f'{landmarks.title or ""} | {h1}').lower()
+    return collapse(f'{landmarks.title or ""} | {h1}').lower()
 
 
 def _is_headline(block: Block, headlines: str) -> bool:
@@ -672,7 +382,7 @@ def _structured_body(scripts: list) -> str:
                 bodies += _article_bodies(json.loads(text))
             except (ValueError, RecursionError):  # broken or absurdly deep JSON: the blocks alone decide
                 continue
-    return _collapse(html.unescape(_MARKUP_TAG.sub(' ', ' '.join(bodies))))
+    return collapse(html.unescape(_MARKUP_TAG.sub(' ', ' '.join(bodies))))
 
 
 def _article_bodies(document) -> list[str]:
@@ -718,7 +428,7 @@ def _reclassed(block: Block, kind: str) -> Block:
 def _heading(before_first_link: str) -> str:
     """The block's first line, when it ends before the first link and is short."""
     complete_lines = before_first_link.split('\n')[:-1]
-    first = _collapse(next((line for line in complete_lines if line.strip()), ''))
+    first = collapse(next((line for line in complete_lines if line.strip()), ''))
     return first if len(first) <= MAX_HEADING_CHARS else ''
 
 
@@ -737,8 +447,8 @@ def _short_anchors(anchors: list[str]) -> bool:
 
 def _context(raw: str, start: int, end: int) -> str:
     """CONTEXT_CHARS of the block's text on each side of the anchor, whitespace collapsed."""
-    before = _collapse(raw[max(0, start - 4 * CONTEXT_CHARS):start])[-CONTEXT_CHARS:]
-    after = _collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS]
+    before = collapse(raw[max(0, start - 4 * CONTEXT_CHARS):start])[-CONTEXT_CHARS:]
+    after = collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS]
     return f'{before} {after}'.strip()
 
 

@@ -1,0 +1,468 @@
+# cython: language_level=3
+"""Segmentation, compiled: one walk over a parsed page's body (lxml's libxml2 tree, read in C),
+putting text and links into the innermost open container -> the page's boxes, the blocks
+models/extract.py finishes and classifies (its docstring says what a block is and why).
+
+The walk was Python over lxml's iterwalk, ~5 ms of a real news page's ~10 ms extraction (~600
+elements, ~200 containers, ~130 anchors): a Python step per element event. Here the tree is read
+through lxml's public C API (the node's name, children, text nodes and attributes, as
+lxml.etree's own .tag, .text, .tail and .get read them), so only the text pieces, anchors and
+boxes are Python objects. What the walk decides is the same, element by element.
+"""
+import functools
+import re
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport strcmp, strlen
+
+from lxml.includes cimport tree
+from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
+cimport lxml.includes.etreepublic as cetree
+
+cetree.import_lxml__etree()
+
+cdef enum Role:
+    NONE, SKIPPED, CONTAINER, LINE
+
+_TAG_ROLES = {
+    **dict.fromkeys('script style noscript template svg head select textarea iframe object'.split(), SKIPPED),
+    **dict.fromkeys('div section article aside nav header footer main menu ul ol dl table td th form '
+                    'center'.split(), CONTAINER),
+    **dict.fromkeys('p h1 h2 h3 h4 h5 h6 br li tr dt dd hr blockquote pre figcaption address '
+                    'caption'.split(), LINE),
+}
+_TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
+              'aside': 'related'}
+_ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
+# A line's start marker says which tag began it, in a whitespace character text processing drops
+# anyway (str.split), so the block model can count paragraphs, list items and headings.
+PARAGRAPH, LIST_ITEM, HEADING = '\x1c', '\x1d', '\x1e'
+_LINE_STARTS = {'p': '\n' + PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n' + LIST_ITEM),
+                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n' + HEADING)}
+
+MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of the parent's text
+MARKED_PAGE_SHARE = 0.5       # a marked container with half the page's text is its body, not a menu
+
+
+def _word_pattern(words: str) -> re.Pattern:
+    """Class/id tokens naming a block class: words of four letters or more also match as a
+    prefix ('advert' -> 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add')."""
+    whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
+    prefixes = [word for word in words.split() if len(word) >= 4]
+    return re.compile(rf'\b(?:{"|".join(whole + prefixes)})')
+
+
+# Checked in this order; navigation and noise marks beat article and related ones on the same
+# element and wherever they are above it (unless void). An article mark names the story's own
+# container ('article-body', 'entry-content', itemprop articleBody): it voids the marks around it,
+# and the block model weighs it.
+_CLASS_WORDS = (
+    ('noise', _word_pattern('ad ads advert banner sponsor promo popular trending rank hot hotnews comment '
+                            'share social copyright newsletter signup subscription cookie consent gdpr '
+                            'paywall modal popup outbrain taboola disqus gg guanggao')),
+    ('navigation', _word_pattern('nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs '
+                                 'footer bottom pages pagination pager')),
+    ('article', re.compile(r'\b(?:article|entry|post|story|main|body)(?:body|content|text)\b')),
+    ('related', _word_pattern('related relate recommend seealso readmore morestories recirc teaser xgxw '
+                              'xgwz tj tuijian list newslist side sidebar')),
+)
+# Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
+# component names of script-built pages.
+_HINT_ATTRIBUTES = frozenset(('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid'))
+_TOKEN = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')  # 'hotNews-box2' -> hot News box 2
+_HIDDEN_STYLE = re.compile(r'display\s*:\s*none|visibility\s*:\s*hidden', re.I)
+_DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
+
+
+def collapse(text: str) -> str:
+    return ' '.join(text.split())
+
+
+@functools.lru_cache(maxsize=4096)
+def _attribute_hint(attributes: str):
+    """The block class a class/id value names; 'sideBar', 'side-bar' and 'sidebar' alike."""
+    tokens = [token.lower() for token in _TOKEN.findall(attributes)]
+    words = ' '.join(tokens + [first + second for first, second in zip(tokens, tokens[1:])])
+    return next((kind for kind, pattern in _CLASS_WORDS if pattern.search(words)), None)
+
+
+# --- the libxml2 tree, read as lxml.etree reads it ---
+
+cdef inline str _utf8(const_xmlChar* text):
+    return PyUnicode_DecodeUTF8(<const char*>text, strlen(<const char*>text), NULL)
+
+
+cdef inline bint _is_text(xmlNode* node):
+    return node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE
+
+
+cdef object _collect_text(xmlNode* node):
+    """The run of text nodes from `node` on, as lxml's .text (from the first child) and .tail
+    (from the next sibling) give it: None when there is no text node."""
+    if node is NULL or not _is_text(node):
+        return None
+    if node.next is NULL or not _is_text(node.next):
+        return _utf8(node.content)
+    pieces = []
+    while node is not NULL and _is_text(node):
+        pieces.append(_utf8(node.content))
+        node = node.next
+    return ''.join(pieces)
+
+
+cdef object _attribute(xmlNode* node, const char* name):
+    """element.get(name): the value of the element's first attribute of that name, or None.
+    (libxml2's own functions are inside lxml.etree's library, not exported: the attribute's text
+    nodes are read as xmlGetNoNsProp reads them.)"""
+    cdef xmlAttr* attribute = node.properties
+    while attribute is not NULL:
+        if attribute.ns is NULL and strcmp(<const char*>attribute.name, name) == 0:
+            return _attribute_value(attribute)
+        attribute = attribute.next
+    return None
+
+
+cdef str _attribute_value(xmlAttr* attribute):
+    cdef xmlNode* child = attribute.children
+    if child is NULL:
+        return ''  # <div hidden>
+    if child.next is NULL and _is_text(child):
+        return _utf8(child.content)
+    pieces = []
+    while child is not NULL:
+        if _is_text(child):
+            pieces.append(_utf8(child.content))
+        child = child.next
+    return ''.join(pieces)
+
+
+cdef inline xmlNode* _element_from(xmlNode* node):
+    while node is not NULL and node.type != tree.XML_ELEMENT_NODE:
+        node = node.next
+    return node
+
+
+cdef xmlNode* _first_image(xmlNode* top):
+    """element.find('.//img'): the first <img> below `top` in document order."""
+    cdef xmlNode* node = _element_from(top.children)
+    while node is not NULL:
+        if strcmp(<const char*>node.name, b'img') == 0:
+            return node
+        if _element_from(node.children) is not NULL:
+            node = _element_from(node.children)
+            continue
+        while node is not top and _element_from(node.next) is NULL:
+            node = node.parent
+        if node is top:
+            return NULL
+        node = _element_from(node.next)
+    return NULL
+
+
+cdef bint _in_article(xmlNode* node):
+    node = node.parent
+    while node is not NULL and node.type == tree.XML_ELEMENT_NODE:
+        if strcmp(<const char*>node.name, b'article') == 0:
+            return True
+        node = node.parent
+    return False
+
+
+cdef object _element_hint(xmlNode* node, str tag):
+    cdef xmlAttr* attribute = node.properties
+    values = []
+    while attribute is not NULL:
+        if attribute.ns is NULL and _utf8(attribute.name) in _HINT_ATTRIBUTES:
+            value = _attribute(node, <const char*>attribute.name)
+            if value:
+                values.append(value)
+        attribute = attribute.next
+    hint = _attribute_hint(' '.join(values)) if values else None
+    if hint is None and tag in _TAG_HINTS:
+        hint = None if tag in _ARTICLE_PARTS and _in_article(node) else _TAG_HINTS[tag]
+    return hint
+
+
+cdef bint _is_hidden(xmlNode* node):
+    """An inline display:none or visibility:hidden style, or a hidden attribute."""
+    style = _attribute(node, b'style')
+    if style is not None and _HIDDEN_STYLE.search(style) is not None:
+        return True
+    return _attribute(node, b'hidden') is not None
+
+
+# --- boxes ---
+
+cdef class Anchor:
+    cdef public object url        # None: a '#' or javascript: link, counted as link text but not a link
+    cdef public str anchor
+    cdef public Py_ssize_t raw_length  # of its text in the block's raw text
+
+    def __init__(self, url):
+        self.url, self.anchor, self.raw_length = url, '', 0
+
+
+cdef class Mark:
+    """A navigation or noise mark on a container, valid for everything inside it unless void."""
+    cdef public str kind
+    cdef public Mark outer        # the mark it overrides, which holds again if this one is void
+    cdef public bint void         # the container holds most of the page's text: a mis-mark
+
+    def __init__(self, kind, outer):
+        self.kind, self.outer, self.void = kind, outer, False
+
+    cpdef Mark holding(self):
+        cdef Mark mark = self
+        while mark is not None and mark.void:
+            mark = mark.outer
+        return mark
+
+
+def void_marks(Mark mark):
+    """The mark and the ones it overrides: mis-marks on the containers around the story."""
+    while mark is not None:
+        mark.void, mark = True, mark.outer
+
+
+cdef class Box:
+    """A block under construction: text pieces, Anchors and inner Boxes in document order."""
+    cdef public list items
+    cdef public Mark mark           # navigation or noise, from the container or an ancestor
+    cdef public bint related_marker  # a related-list word on the container or an ancestor
+    cdef public bint article        # in the story's own container (an article mark)
+    cdef public bint marked         # the container itself has a hint, so it stays a block
+    cdef public bint small          # at most one link and a line or two of text, no marks
+    cdef public bint hidden         # in a subtree the browser does not show: never content
+    cdef public Mark own_mark       # the container's own mark, made void if it holds most of the page
+    cdef public str tag             # the container's
+    cdef public int depth           # containers around it
+    cdef Py_ssize_t chars           # visible characters, once counted (_box_chars)
+    cdef Py_ssize_t inner           # inner boxes added to items: most containers have none
+    cdef xmlNode* node              # the container's element, while the walk is in it
+
+    def __init__(self, list items=None, Mark mark=None, bint related_marker=False, bint article=False,
+                 bint marked=False, bint hidden=False, Mark own_mark=None, str tag='body', int depth=0):
+        self.items = [] if items is None else items
+        self.mark, self.related_marker, self.article, self.marked = mark, related_marker, article, marked
+        self.small, self.hidden, self.own_mark, self.tag, self.depth = False, hidden, own_mark, tag, depth
+        self.chars, self.inner = -1, 0
+
+    cdef Box inside(self, xmlNode* node, str tag, bint hidden):
+        """An empty box for a container (or hidden element) in this one: its own marker beats its
+        ancestors'. A hidden element stays a block of its own, as a marked container does."""
+        hint = _element_hint(node, tag)
+        own = Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
+        if hint == 'article':
+            void_marks(self.mark)
+        box = Box([], own or self.mark, self.related_marker or hint == 'related', self.article or hint == 'article',
+                  hint is not None or hidden, self.hidden or hidden, own, tag, self.depth + 1)
+        box.node = node
+        return box
+
+    cdef Box own_text(self, list items):
+        """A block of this container's own pieces, between or around its inner boxes."""
+        return Box(items, self.mark, self.related_marker, self.article, False, self.hidden, None, self.tag,
+                   self.depth)
+
+    @property
+    def marker(self):
+        mark = self.mark.holding() if self.mark is not None else None
+        return mark.kind if mark is not None else None
+
+
+def segment(body, hrefs) -> list:
+    """The body's boxes, in document order. The body's own class says what the page is, not what
+    a block is: it is not a hint. `hrefs.url(href)` resolves a link (None: not a page)."""
+    cdef xmlNode* top = (<cetree._Element?>body)._c_node
+    cdef xmlNode* node = top
+    cdef xmlNode* child
+    cdef _Walk walk = _Walk.__new__(_Walk)
+    walk.top, walk.hrefs, walk.page, walk.marks = top, hrefs, Box(), []
+    walk.page.node = top
+    walk.open_boxes, walk.items = [walk.page], walk.page.items
+    walk.container = top
+    cdef bint skip = walk.start(node)
+    while True:  # as lxml's iterwalk: a start event per element, its end after its subtree's
+        child = NULL if skip else _element_from(node.children)
+        if child is not NULL:
+            node = child
+            skip = walk.start(node)
+            continue
+        while True:
+            walk.end(node)
+            if node is top:
+                return walk.finish()
+            child = _element_from(node.next)
+            if child is not NULL:
+                node = child
+                skip = walk.start(node)
+                break
+            node = node.parent
+
+
+cdef inline int _role(str tag):
+    return _TAG_ROLES.get(tag, NONE)
+
+
+cdef class _Walk:
+    """The walk's state: the open boxes (innermost last), the open anchor, the marks seen."""
+    cdef xmlNode* top
+    cdef xmlNode* container         # the innermost open box's element
+    cdef object hrefs
+    cdef Box page
+    cdef list open_boxes, items, marks
+    cdef xmlNode* anchor_node
+    cdef Anchor anchor
+    cdef Py_ssize_t anchor_start
+
+    cdef bint start(self, xmlNode* node) except -1:
+        """The element's start; True: skip its subtree."""
+        cdef str tag = _utf8(node.name)
+        cdef int role = _role(tag)
+        cdef Box box
+        if role == SKIPPED:
+            return True
+        hidden = self.anchor is None and node is not self.top and _is_hidden(node)
+        if (role == CONTAINER or hidden) and self.anchor is None and node is not self.top:
+            box = (<Box>self.open_boxes[-1]).inside(node, tag, hidden)
+            self.open_boxes.append(box)
+            self.container, self.items = node, box.items
+        elif role == LINE:
+            self.items.append(_LINE_STARTS.get(tag, '\n'))
+        if self.anchor is None and strcmp(<const char*>node.name, b'a') == 0:
+            href = _attribute(node, b'href')
+            url = self.hrefs.url(href) if href is not None else None
+            if url or (href is not None and _DEAD_HREF.match(href)):
+                self.anchor_node, self.anchor, self.anchor_start = node, Anchor(url), len(self.items) + 1
+                self.items.append(self.anchor)
+        text = _collect_text(node.children)
+        if text:
+            self.items.append(text.replace('\n', ' '))  # '\n' marks line breaks only
+        return False
+
+    cdef int end(self, xmlNode* node) except -1:
+        cdef Box box, parent
+        if node is self.anchor_node:
+            _close_anchor(self.anchor, node, self.items[self.anchor_start:])
+            self.anchor_node, self.anchor = NULL, None
+        if node is self.container and node is not self.top:
+            box = self.open_boxes.pop()
+            if box.own_mark is not None:
+                self.marks.append((box.own_mark, _box_chars(box)))
+            parent = self.open_boxes[-1]
+            self.container, self.items = parent.node, parent.items
+            closed = _close(box)
+            parent.inner += len(closed)
+            self.items.extend(closed)
+        elif _role(_utf8(node.name)) == LINE:
+            self.items.append('\n')
+        tail = _collect_text(node.next)
+        if tail:
+            self.items.append(tail.replace('\n', ' '))
+        return 0
+
+    cdef list finish(self):
+        """Void marks on a container of most of the page's text (extract.py's docstring); the
+        page's blocks."""
+        cdef Mark mark
+        if self.marks:
+            page_chars = _box_chars(self.page)
+            for mark, chars in self.marks:
+                mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
+        _inline_small_boxes(self.page)
+        return _split(self.page)
+
+
+cdef _close_anchor(Anchor anchor, xmlNode* node, list pieces):
+    text = ''.join(pieces)
+    anchor.anchor = collapse(text)
+    anchor.raw_length = len(text)
+    if not anchor.anchor:
+        image = _first_image(node)
+        labels = (_attribute(image, b'alt'), _attribute(image, b'title')) if image is not NULL else ()
+        anchor.anchor = collapse(next((label for label in (*labels, _attribute(node, b'title')) if label), ''))
+
+
+cdef Py_ssize_t _box_chars(Box box):
+    """Visible characters of the box's text and its inner boxes', counted once per box: moving
+    pieces between boxes later (inlining, splitting) never changes a box's total."""
+    if box.chars < 0:
+        box.chars = (_visible_chars([item for item in box.items if type(item) is str])
+                     + sum([_box_chars(item) for item in box.items if type(item) is Box]))
+    return box.chars
+
+
+cdef list _close(Box box):
+    """What a finished container adds to its parent: nothing, one small box, or its blocks."""
+    if _inline_small_boxes(box):
+        return _split(box)
+    if not _has_content(box.items):
+        return []
+    box.small = not box.marked and _is_small(box.items)
+    return [box]
+
+
+cdef bint _inline_small_boxes(Box box):
+    """Small inner boxes rejoin the container's text when it has text of its own (a date line, a
+    print link under an article) or when all of them are small (a link table's cells). True
+    when inner boxes remain."""
+    if not box.inner:
+        return False
+    inner = [item for item in box.items if type(item) is Box]
+    if all([(<Box>item).small for item in inner]) or _has_content(box.items):
+        box.items = [piece for item in box.items
+                     for piece in (['\n', *(<Box>item).items, '\n'] if type(item) is Box and (<Box>item).small
+                                   else (item,))]
+        return any([not (<Box>item).small for item in inner])
+    return True
+
+
+cdef bint _has_content(list items):
+    """An anchor or some text, not counting inner boxes."""
+    for item in items:
+        if type(item) is str:
+            if not (<str>item).isspace():
+                return True
+        elif type(item) is Anchor and (<Anchor>item).url:
+            return True
+    return False
+
+
+cdef bint _is_small(list items):
+    strings = [item for item in items if type(item) is str]
+    return len(items) - len(strings) <= 1 and _at_most_visible_chars(strings, MAX_INLINE_CHARS)
+
+
+cdef Py_ssize_t _visible_chars(list strings):
+    return len(''.join(''.join(strings).split()))
+
+
+cdef bint _at_most_visible_chars(list strings, Py_ssize_t limit):
+    """_visible_chars(strings) <= limit, without collapsing a text already that short."""
+    joined = ''.join(strings)
+    return len(joined) <= limit or _visible_chars([joined]) <= limit
+
+
+cdef list _split(Box box):
+    """The box's inner boxes, with its own pieces between them as boxes of their own; a short
+    text just before an inner box becomes that box's heading."""
+    boxes, run = [], []
+    for item in box.items:
+        if type(item) is not Box:
+            run.append(item)
+            continue
+        if run and _has_content(run):
+            if _is_heading(run):
+                (<Box>item).items[:0] = [*run, '\n']
+            else:
+                boxes.append(box.own_text(run))
+        boxes.append(item)
+        run = []
+    if _has_content(run):
+        boxes.append(box.own_text(run))
+    return boxes
+
+
+cdef bint _is_heading(list run):
+    """Text only, and short: the title of the box that follows."""
+    return all([type(piece) is str for piece in run]) and _at_most_visible_chars(run, MAX_INLINE_CHARS)
