@@ -36,7 +36,7 @@ from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, feature_rows
 from models.html import decode, header_charset
-from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, collapse, segment, void_marks
+from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, collapse, context, layout, segment, void_marks
 from models.text import is_chinese
 from models.urls import normalize_url
 
@@ -62,7 +62,6 @@ KEEP_BEFORE = 2               # content blocks right before the first long one: 
 HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for the headline: share bars,
                               # bylines, a lead image sit between them, a page's other stories further up
 MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
-CONTEXT_CHARS = 50            # link context on each side of the anchor
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
@@ -293,20 +292,10 @@ def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasu
 def _finish(box: Box) -> tuple[Block, BlockMeasures]:
     """The box's text (a line per paragraph), its class, its links with their context, and what
     the block model measures of it."""
-    pieces, anchors, offset = [], [], 0
-    for item in box.items:
-        if type(item) is str:
-            pieces.append(item)
-            offset += len(item)
-        else:
-            anchors.append((item, offset))
-    raw = ''.join(pieces)
-    text = '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
-    text_chars = len(text) - text.count(' ') - text.count('\n')
-    anchor_chars = sum(len(''.join(raw[start:start + anchor.raw_length].split())) for anchor, start in anchors)
+    raw, text, text_chars, anchor_chars, anchors = layout(box)
     kind = _classify(box, raw, text_chars, anchor_chars, anchors)
     block = Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
-                                              _context(raw, start, start + anchor.raw_length), kind)
+                                              context(raw, start, start + anchor.raw_length), kind)
                                 for anchor, start in anchors if anchor.url])
     measures = BlockMeasures.of_text(
         text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(PARAGRAPH),
@@ -443,13 +432,6 @@ def _short_anchors(anchors: list[str]) -> bool:
     if is_chinese(joined):
         return len(''.join(joined.split())) <= SHORT_ANCHOR_CHARS * len(anchors)
     return len(joined.split()) <= SHORT_ANCHOR_WORDS * len(anchors)
-
-
-def _context(raw: str, start: int, end: int) -> str:
-    """CONTEXT_CHARS of the block's text on each side of the anchor, whitespace collapsed."""
-    before = collapse(raw[max(0, start - 4 * CONTEXT_CHARS):start])[-CONTEXT_CHARS:]
-    after = collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS]
-    return f'{before} {after}'.strip()
 
 
 def _distinct_links(blocks: list[Block]) -> list[ExtractedLink]:

@@ -42,6 +42,7 @@ _LINE_STARTS = {'p': '\n' + PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n' 
 
 MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of the parent's text
 MARKED_PAGE_SHARE = 0.5       # a marked container with half the page's text is its body, not a menu
+CONTEXT_CHARS = 50            # link context on each side of the anchor
 
 
 def _word_pattern(words: str) -> re.Pattern:
@@ -466,3 +467,32 @@ cdef list _split(Box box):
 cdef bint _is_heading(list run):
     """Text only, and short: the title of the box that follows."""
     return all([type(piece) is str for piece in run]) and _at_most_visible_chars(run, MAX_INLINE_CHARS)
+
+
+# --- a finished box's text ---
+
+def layout(Box box) -> tuple:
+    """What a finished box reads: its raw text (the pieces joined), its text (a line per paragraph,
+    whitespace collapsed), the visible characters of that text and of its anchors, and its
+    Anchors with their start in the raw text."""
+    cdef list pieces = [], anchors = []
+    cdef Py_ssize_t offset = 0, anchor_chars = 0
+    cdef Anchor anchor
+    for item in box.items:
+        if type(item) is str:
+            pieces.append(item)
+            offset += len(<str>item)
+        else:
+            anchors.append((item, offset))
+    cdef str raw = ''.join(pieces)
+    cdef str text = '\n'.join([' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace()])
+    for anchor, start in anchors:
+        anchor_chars += len(''.join(raw[start:start + anchor.raw_length].split()))
+    return raw, text, len(text) - text.count(' ') - text.count('\n'), anchor_chars, anchors
+
+
+def context(str raw, Py_ssize_t start, Py_ssize_t end) -> str:
+    """CONTEXT_CHARS of the block's text on each side of the anchor, whitespace collapsed."""
+    before = collapse(raw[max(0, start - 4 * CONTEXT_CHARS):start])[-CONTEXT_CHARS:]
+    after = collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS]
+    return f'{before} {after}'.strip()
