@@ -224,6 +224,23 @@ def test_duplicate_links_are_collapsed_but_other_anchors_kept():
         ('http://news.example.test/a', 'Alpha'), ('http://news.example.test/a', 'Alpha logo')]
 
 
+def test_the_compiled_walk_reads_text_and_attributes_as_lxml_does():
+    """models/segment.pyx reads libxml2's nodes itself: entities in text and attributes, text
+    around a removed comment, non-ASCII, a title or an image's alt for an empty anchor, and text
+    after </body> come out as lxml's .text, .tail and .get give them."""
+    page = extract('<div class="entry-content"><p>Rain &amp; wind <!-- a note --> on the coast, '
+                   '<b>Ünïcode</b> 北京 text.</p>'
+                   '<p><a href="/search?q=storm&amp;page=2" title="Search &quot;storm&quot;"> </a> '
+                   '<a href="/photo.html"><span><img src="p.png" alt="Photo: the pier"></span></a> '
+                   '<a href="/t&#xE9;l&#233;.html">Télé</a></p></div></body>After the body')
+    assert 'Rain & wind on the coast, Ünïcode 北京 text.' in page.text
+    assert [(link.url, link.anchor) for link in page.links] == [
+        ('http://news.example.test/search?q=storm&page=2', 'Search "storm"'),
+        ('http://news.example.test/photo.html', 'Photo: the pier'),
+        ('http://news.example.test/t%C3%A9l%C3%A9.html', 'Télé')]
+    assert 'After the body' in ' '.join(block.text for block in page.blocks)
+
+
 STORY = ('The storm reached the coast early on Monday and the weather office kept its red warning in '
          'place for the whole day, as rivers rose and the wind brought down trees across the region. ' * 3)
 
