@@ -38,12 +38,25 @@ _jieba_lock = threading.Lock()
 _dictionary_words: frozenset[str] = frozenset()
 
 
+# Full-width ASCII forms (，：（Ａ１), the ideographic space and the ellipsis: most of what NFKC
+# changes in Chinese text. Each becomes its NFKC form whatever stands around it (its compatibility
+# decomposition, a starter that composes with nothing before it), so replacing them first leaves
+# NFKC's result as it was, and most pages are then NFKC already: NFKC itself is ~0.9 ms a page.
+_COMPATIBILITY_FORMS = str.maketrans({chr(code): unicodedata.normalize('NFKC', chr(code))
+                                      for code in (*range(0xFF01, 0xFF5F), 0x3000, 0x2026)})
+_COMPATIBILITY_RUN = re.compile('[\uff01-\uff5e\u3000\u2026]+')
+
+
 def normalize(text: str) -> str:
     """NFKC (full-width to half-width), case-folded, curly apostrophes straightened.
 
     So 'ＡＢＣ１' and 'abc1', or 'Don’t' and "don't", are one term.
     """
-    return unicodedata.normalize('NFKC', text).casefold().replace('’', "'")
+    if not unicodedata.is_normalized('NFKC', text):
+        text = _COMPATIBILITY_RUN.sub(lambda run: run.group().translate(_COMPATIBILITY_FORMS), text)
+        if not unicodedata.is_normalized('NFKC', text):
+            text = unicodedata.normalize('NFKC', text)
+    return text.casefold().replace('’', "'")
 
 
 def _english_stop_words() -> set[str]:
@@ -149,6 +162,8 @@ def recurring_terms(text: str) -> list[str]:
 _URL_WORDS = re.compile(f'[^\\w{HAN_RANGES}]+')
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def url_words(url: str) -> str:
-    """The words of a URL's host and path ('/house/2011/price-drop.html' -> 'house price drop html')."""
+    """The words of a URL's host and path ('/house/2011/price-drop.html' -> 'house price drop html').
+    Cached: a site's menus link to the same URLs from each of its pages."""
     return _URL_WORDS.sub(' ', url.split('://', 1)[-1])
