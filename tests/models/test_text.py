@@ -1,4 +1,5 @@
 import random
+import unicodedata
 
 import jieba
 
@@ -62,3 +63,16 @@ def test_every_alphabetic_character_is_a_letter_to_the_index():
     str.isalpha() accepts must be one the pattern calls a letter."""
     alphabetic = ''.join(c for c in map(chr, range(0x110000)) if c.isalpha())
     assert len(text._HAS_LETTER.findall(alphabetic)) == len(alphabetic)
+
+
+def test_normalize_is_nfkc_casefolded_whatever_the_shortcut_for_full_width_forms():
+    """normalize replaces full-width forms before deciding whether NFKC is needed: the result must
+    be NFKC's for every character, alone and between full-width forms and combining marks."""
+    def reference(sample):
+        return unicodedata.normalize('NFKC', sample).casefold().replace('’', "'")
+
+    characters = [chr(code) for code in range(0x20, 0x30000) if not 0xD800 <= code < 0xE000]
+    samples = [sample for character in characters
+               for sample in (character, 'Ａ' + character + '\u0301', '\uff21\u0301，' + character + '\u2026\u3099')]
+    assert [sample for sample in samples if text.normalize(sample) != reference(sample)] == []
+    assert text.normalize("ＡＢＣ１，　Don’t…") == "abc1, don't..."
