@@ -39,4 +39,4 @@ demo: $(STAMP) browser
 	$(BIN)/focal demo
 
 clean:
-	rm -rf $(VENV) .demo *.egg-info
+	rm -rf $(VENV) .demo *.egg-info build models/segment.c models/segment.*.so

@@ -1,16 +1,25 @@
 """Installs Focal's packages and the `focal` command.
 
 Beam workers install the same packages from this file (`--setup_file ./setup.py`), so the
-driver and the workers run identical code with identical pinned dependencies.
+driver and the workers run identical code with identical pinned dependencies. The install
+compiles models/segment.pyx (a C compiler and Python headers; pyproject.toml brings Cython and
+lxml to the build), on workers too.
 """
 import lxml
 import setuptools
+
+# models/segment.pyx reads lxml's elements in C: it must be built against the lxml it runs with
+# (pyproject.toml's build requirement names the same version).
+LXML_VERSION = '6.1.3'
+if lxml.__version__ != LXML_VERSION:
+    raise SystemExit(f'building Focal needs lxml {LXML_VERSION} (the version it runs with), found {lxml.__version__}: '
+                     'build with pip, which installs pyproject.toml\'s build requirements')
 
 REQUIRED = [
     'apache-beam==2.77.0',
     'charset-normalizer==3.5.2',
     'jieba==0.42.1',
-    'lxml==6.1.3',
+    f'lxml=={LXML_VERSION}',
     'matplotlib==3.11.2',
     'numpy==2.4.6',
     'protego==0.7.0',

@@ -411,7 +411,8 @@ def _chars_in(text: str, article_body: str) -> int:
 
 
 def _reclassed(block: Block, kind: str) -> Block:
-    return Block(kind, block.text, [ExtractedLink(link.url, link.anchor, link.context, kind) for link in block.links])
+    return Block(kind, block.text, [ExtractedLink(url=link.url, anchor=link.anchor, context=link.context, block=kind)
+                                    for link in block.links])
 
 
 def _heading(before_first_link: str) -> str:

@@ -5,15 +5,16 @@ models/extract.py finishes and classifies (its docstring says what a block is an
 
 The walk was Python over lxml's iterwalk, ~5 ms of a real news page's ~10 ms extraction (~600
 elements, ~200 containers, ~130 anchors): a Python step per element event. Here the tree is read
-through lxml's public C API (the node's name, children, text nodes and attributes, as
-lxml.etree's own .tag, .text, .tail and .get read them), so only the text pieces, anchors and
-boxes are Python objects. What the walk decides is the same, element by element.
+in C (each node's children and siblings) and through lxml's public C API (its tag, text, tail
+and attributes, as .tag, .text, .tail and .get give them), so only the text pieces, anchors and
+boxes are Python objects. What the walk decides is the same, element by element. It visits
+elements only, as iterwalk does on the trees of extract's parser, which drops comments and
+processing instructions.
 """
 import functools
 import re
 
-from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strcmp, strlen
+from libc.string cimport strcmp
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -87,54 +88,15 @@ def _attribute_hint(attributes: str):
     return next((kind for kind, pattern in _CLASS_WORDS if pattern.search(words)), None)
 
 
-# --- the libxml2 tree, read as lxml.etree reads it ---
+# --- the libxml2 tree, read through lxml's public C API (what .tag, .text, .tail and .get return) ---
 
-cdef inline str _utf8(const_xmlChar* text):
-    return PyUnicode_DecodeUTF8(<const char*>text, strlen(<const char*>text), NULL)
-
-
-cdef inline bint _is_text(xmlNode* node):
-    return node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE
+cdef inline str _tag(xmlNode* node):
+    return cetree.namespacedName(node)
 
 
-cdef object _collect_text(xmlNode* node):
-    """The run of text nodes from `node` on, as lxml's .text (from the first child) and .tail
-    (from the next sibling) give it: None when there is no text node."""
-    if node is NULL or not _is_text(node):
-        return None
-    if node.next is NULL or not _is_text(node.next):
-        return _utf8(node.content)
-    pieces = []
-    while node is not NULL and _is_text(node):
-        pieces.append(_utf8(node.content))
-        node = node.next
-    return ''.join(pieces)
-
-
-cdef object _attribute(xmlNode* node, const char* name):
-    """element.get(name): the value of the element's first attribute of that name, or None.
-    (libxml2's own functions are inside lxml.etree's library, not exported: the attribute's text
-    nodes are read as xmlGetNoNsProp reads them.)"""
-    cdef xmlAttr* attribute = node.properties
-    while attribute is not NULL:
-        if attribute.ns is NULL and strcmp(<const char*>attribute.name, name) == 0:
-            return _attribute_value(attribute)
-        attribute = attribute.next
-    return None
-
-
-cdef str _attribute_value(xmlAttr* attribute):
-    cdef xmlNode* child = attribute.children
-    if child is NULL:
-        return ''  # <div hidden>
-    if child.next is NULL and _is_text(child):
-        return _utf8(child.content)
-    pieces = []
-    while child is not NULL:
-        if _is_text(child):
-            pieces.append(_utf8(child.content))
-        child = child.next
-    return ''.join(pieces)
+cdef inline object _attribute(xmlNode* node, const char* name):
+    """element.get(name)"""
+    return cetree.attributeValueFromNsName(node, NULL, <const_xmlChar*>name)
 
 
 cdef inline xmlNode* _element_from(xmlNode* node):
@@ -146,11 +108,13 @@ cdef inline xmlNode* _element_from(xmlNode* node):
 cdef xmlNode* _first_image(xmlNode* top):
     """element.find('.//img'): the first <img> below `top` in document order."""
     cdef xmlNode* node = _element_from(top.children)
+    cdef xmlNode* child
     while node is not NULL:
         if strcmp(<const char*>node.name, b'img') == 0:
             return node
-        if _element_from(node.children) is not NULL:
-            node = _element_from(node.children)
+        child = _element_from(node.children)
+        if child is not NULL:
+            node = child
             continue
         while node is not top and _element_from(node.next) is NULL:
             node = node.parent
@@ -172,9 +136,9 @@ cdef bint _in_article(xmlNode* node):
 cdef object _element_hint(xmlNode* node, str tag):
     cdef xmlAttr* attribute = node.properties
     values = []
-    while attribute is not NULL:
-        if attribute.ns is NULL and _utf8(attribute.name) in _HINT_ATTRIBUTES:
-            value = _attribute(node, <const char*>attribute.name)
+    while attribute is not NULL:  # element.items(), in document order
+        if attribute.type == tree.XML_ATTRIBUTE_NODE and cetree.namespacedName(<xmlNode*>attribute) in _HINT_ATTRIBUTES:
+            value = cetree.attributeValue(node, attribute)
             if value:
                 values.append(value)
         attribute = attribute.next
@@ -275,6 +239,8 @@ def segment(body, hrefs) -> list:
     """The body's boxes, in document order. The body's own class says what the page is, not what
     a block is: it is not a hint. `hrefs.url(href)` resolves a link (None: not a page)."""
     cdef xmlNode* top = (<cetree._Element?>body)._c_node
+    if top is NULL or top.type != tree.XML_ELEMENT_NODE:
+        raise TypeError(f'segment() walks an element, not {body!r}')
     cdef xmlNode* node = top
     cdef xmlNode* child
     cdef _Walk walk = _Walk.__new__(_Walk)
@@ -318,7 +284,7 @@ cdef class _Walk:
 
     cdef bint start(self, xmlNode* node) except -1:
         """The element's start; True: skip its subtree."""
-        cdef str tag = _utf8(node.name)
+        cdef str tag = _tag(node)
         cdef int role = _role(tag)
         cdef Box box
         if role == SKIPPED:
@@ -336,7 +302,7 @@ cdef class _Walk:
             if url or (href is not None and _DEAD_HREF.match(href)):
                 self.anchor_node, self.anchor, self.anchor_start = node, Anchor(url), len(self.items) + 1
                 self.items.append(self.anchor)
-        text = _collect_text(node.children)
+        text = cetree.textOf(node)
         if text:
             self.items.append(text.replace('\n', ' '))  # '\n' marks line breaks only
         return False
@@ -348,6 +314,7 @@ cdef class _Walk:
             self.anchor_node, self.anchor = NULL, None
         if node is self.container and node is not self.top:
             box = self.open_boxes.pop()
+            box.node = NULL  # the box outlives the walk, and the tree may not
             if box.own_mark is not None:
                 self.marks.append((box.own_mark, _box_chars(box)))
             parent = self.open_boxes[-1]
@@ -355,9 +322,9 @@ cdef class _Walk:
             closed = _close(box)
             parent.inner += len(closed)
             self.items.extend(closed)
-        elif _role(_utf8(node.name)) == LINE:
+        elif _role(_tag(node)) == LINE:
             self.items.append('\n')
-        tail = _collect_text(node.next)
+        tail = cetree.tailOf(node)
         if tail:
             self.items.append(tail.replace('\n', ' '))
         return 0
@@ -370,6 +337,7 @@ cdef class _Walk:
             page_chars = _box_chars(self.page)
             for mark, chars in self.marks:
                 mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
+        self.page.node = NULL
         _inline_small_boxes(self.page)
         return _split(self.page)
 
