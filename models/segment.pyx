@@ -203,7 +203,7 @@ cdef class Box:
     cdef public int depth           # containers around it
     cdef Py_ssize_t chars           # visible characters, once counted (_box_chars)
     cdef Py_ssize_t inner           # inner boxes added to items: most containers have none
-    cdef xmlNode* node              # the container's element, while the walk is in it
+    cdef xmlNode* node              # the container's element while the walk is in it, else NULL
 
     def __init__(self, list items=None, Mark mark=None, bint related_marker=False, bint article=False,
                  bint marked=False, bint hidden=False, Mark own_mark=None, str tag='body', int depth=0):
@@ -245,9 +245,7 @@ def segment(body, hrefs) -> list:
     cdef xmlNode* child
     cdef _Walk walk = _Walk.__new__(_Walk)
     walk.top, walk.hrefs, walk.page, walk.marks = top, hrefs, Box(), []
-    walk.page.node = top
     walk.open_boxes, walk.items = [walk.page], walk.page.items
-    walk.container = top
     cdef bint skip = walk.start(node)
     while True:  # as lxml's iterwalk: a start event per element, its end after its subtree's
         child = NULL if skip else _element_from(node.children)
@@ -274,10 +272,10 @@ cdef inline int _role(str tag):
 cdef class _Walk:
     """The walk's state: the open boxes (innermost last), the open anchor, the marks seen."""
     cdef xmlNode* top
-    cdef xmlNode* container         # the innermost open box's element
     cdef object hrefs
-    cdef Box page
-    cdef list open_boxes, items, marks
+    cdef Box page                   # the body's box: it has no node, so no end of an element closes it
+    cdef list open_boxes, marks
+    cdef list items                 # the innermost open box's
     cdef xmlNode* anchor_node
     cdef Anchor anchor
     cdef Py_ssize_t anchor_start
@@ -293,7 +291,7 @@ cdef class _Walk:
         if (role == CONTAINER or hidden) and self.anchor is None and node is not self.top:
             box = (<Box>self.open_boxes[-1]).inside(node, tag, hidden)
             self.open_boxes.append(box)
-            self.container, self.items = node, box.items
+            self.items = box.items
         elif role == LINE:
             self.items.append(_LINE_STARTS.get(tag, '\n'))
         if self.anchor is None and strcmp(<const char*>node.name, b'a') == 0:
@@ -308,17 +306,17 @@ cdef class _Walk:
         return False
 
     cdef int end(self, xmlNode* node) except -1:
-        cdef Box box, parent
+        cdef Box box = self.open_boxes[-1], parent
         if node is self.anchor_node:
             _close_anchor(self.anchor, node, self.items[self.anchor_start:])
             self.anchor_node, self.anchor = NULL, None
-        if node is self.container and node is not self.top:
-            box = self.open_boxes.pop()
+        if node is box.node:
+            self.open_boxes.pop()
             box.node = NULL  # the box outlives the walk, and the tree may not
             if box.own_mark is not None:
                 self.marks.append((box.own_mark, _box_chars(box)))
             parent = self.open_boxes[-1]
-            self.container, self.items = parent.node, parent.items
+            self.items = parent.items
             closed = _close(box)
             parent.inner += len(closed)
             self.items.extend(closed)
@@ -337,7 +335,6 @@ cdef class _Walk:
             page_chars = _box_chars(self.page)
             for mark, chars in self.marks:
                 mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
-        self.page.node = NULL
         _inline_small_boxes(self.page)
         return _split(self.page)
 
