@@ -1,4 +1,7 @@
 """Extract: fetched bytes -> decoded, segmented page with its tokens and its links' tokens."""
+import functools
+import gc
+
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
@@ -7,6 +10,15 @@ from models.extract import extract_page
 
 CONTEXT_BLOCKS = ('content', 'related')  # elsewhere the "context" is only more menu anchors
 CARRIED = ('url', 'final_url', 'depth', 'position', 'inherited', 'fetched_at')  # of the fetched record, for Score
+
+
+@functools.cache
+def freeze_startup_objects() -> None:
+    """Once per process: what it holds when the first extraction starts (modules, tables, the
+    pipeline) leaves the garbage collector's care. A page makes thousands of objects, so full
+    collections run often, and each one walked all of that again (0.6 CPU-s of 1.3 in GC per 1,000
+    real pages)."""
+    gc.freeze()
 
 
 class ExtractPagesFn(beam.DoFn):
@@ -26,6 +38,7 @@ class ExtractPagesFn(beam.DoFn):
 
     def setup(self):
         text.use_dictionary_words(self.dictionary_words)
+        freeze_startup_objects()
 
     def process(self, fetched):
         page = extract_page(fetched['body'], fetched['final_url'], fetched['content_type'])
