@@ -55,6 +55,7 @@ def plain_round(urls: list[str], settings: CrawlSettings) -> tuple[list[dict], l
     extracted = [page for tagged in fetched for page in extract.process(tagged.value)]
     stats = TermStats.from_documents(page['tokens'] for page in extracted)
     score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)
+    score.setup()
     pages, links = [], []
     for page in extracted:
         for row in score.process(page, stats.documents, stats.document_frequency):

@@ -11,6 +11,7 @@
 """
 import collections
 import dataclasses
+import functools
 import math
 from typing import Mapping, Sequence
 
@@ -68,7 +69,13 @@ class TopicRelevance:
     stats: TermStats
 
     def __call__(self, terms: Sequence[str], kind: str = 'vsm') -> float:
+        if self.keywords.isdisjoint(terms):
+            return 0.0  # every function's answer without a topic term; most links' words have none
         return RELEVANCE_FUNCTIONS[kind](terms, self.topic, self.stats)
+
+    @functools.cached_property
+    def keywords(self):
+        return self.topic.term_weights.keys()
 
 
 def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:

@@ -14,10 +14,13 @@ class TermStats:
     """D (documents seen) and D_i (documents containing term i) of WL eq. 3."""
     documents: int = 0
     document_frequency: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    # idf of the terms looked up since the counts last changed: a round's pages share most terms
+    _idf: dict = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
 
     def add_document(self, terms: Iterable[str]) -> 'TermStats':
         self.documents += 1
         self.document_frequency.update(set(terms))
+        self._idf.clear()
         return self
 
     @classmethod
@@ -29,9 +32,11 @@ class TermStats:
 
     def idf(self, term: str) -> float:
         """lg(D / (1 + D_i)): 0 or below for a term in every document; lg(D) for an unseen one."""
-        if self.documents == 0:
-            return 0.0
-        return math.log10(self.documents / (1 + self.document_frequency.get(term, 0)))
+        weight = self._idf.get(term)
+        if weight is None:
+            weight = self._idf[term] = (math.log10(self.documents / (1 + self.document_frequency.get(term, 0)))
+                                        if self.documents else 0.0)
+        return weight
 
 
 def tfidf_weights(terms: list[str], stats: TermStats) -> dict[str, float]:
@@ -39,5 +44,5 @@ def tfidf_weights(terms: list[str], stats: TermStats) -> dict[str, float]:
     if not terms:
         return {}
     counts = collections.Counter(terms)
-    total = len(terms)
-    return {term: n / total * stats.idf(term) for term, n in counts.items()}
+    total, idf = len(terms), stats.idf
+    return {term: n / total * idf(term) for term, n in counts.items()}

@@ -30,8 +30,11 @@ class ScorePagesFn(beam.DoFn):
         self.strategy = strategy
         self.round = round_number
 
+    def setup(self):
+        self.relevance = None
+
     def process(self, extracted, documents, document_frequency):
-        relevance = TopicRelevance(self.topic, TermStats(documents, document_frequency))
+        relevance = self._relevance(documents, document_frequency)
         tokens = extracted['tokens']
         source = extracted['final_url']
         page = self.strategy.score_page(PageFeatures(extracted['url'], source, tokens, extracted['blocks'],
@@ -64,6 +67,14 @@ class ScorePagesFn(beam.DoFn):
                 yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidate(features, parent, score, index, self.round))
         if edges:
             yield beam.pvalue.TaggedOutput(Score.LINKS, edges)
+
+    def _relevance(self, documents: int, document_frequency: dict) -> TopicRelevance:
+        """One for as long as the side inputs stay the same objects (a bundle's pages, usually), so
+        each term's idf is computed once and not once per page."""
+        stats = self.relevance and self.relevance.stats
+        if stats is None or stats.documents != documents or stats.document_frequency is not document_frequency:
+            self.relevance = TopicRelevance(self.topic, TermStats(documents, document_frequency))
+        return self.relevance
 
 
 class Score(beam.PTransform):
