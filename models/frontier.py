@@ -35,7 +35,7 @@ def seed_candidate(url: str, seed_index: int, depth: int, round_number: int) -> 
             'title': None, 'snippet': None, 'inherited': None}
 
 
-def _preference(row: dict) -> tuple:
+def preference(row: dict) -> tuple:
     """Smaller is better: priority, then discovery order; the parent URL makes the order total."""
     unknown = math.inf
     return (-row['priority'], row['first_round'],
@@ -46,7 +46,7 @@ def _preference(row: dict) -> tuple:
 def merge_candidates(rows: Iterable[dict], round_number: int) -> dict:
     """One URL's rows (from earlier rounds and this one) -> its row in this round's table."""
     rows = list(rows)
-    best = min(rows, key=_preference)
+    best = min(rows, key=preference)
     return {**best, 'round': round_number,
             'depth': max(row['depth'] for row in rows),
             'first_round': min(row['first_round'] for row in rows),

@@ -6,7 +6,7 @@ writes and reads back every input of a Flatten (one link row per link, ~100 a re
 the found rows combined per URL where Score emits them leave its stage a row per URL."""
 import apache_beam as beam
 
-from models.frontier import merge_candidates
+from models.frontier import merge_candidates, preference
 
 
 class MergeCandidatesFn(beam.DoFn):
@@ -27,7 +27,9 @@ class MergeFoundRowsFn(beam.CombineFn):
     """This round's rows of one URL merged as they come, so the shuffle carries a row per URL and
     bundle rather than one per link (menus link the same URLs from every page of a site). Exact:
     rows found in one round share their first_round, so merging some of them first picks the same
-    best row, depth, first round and link count as merging them all at once."""
+    best row, depth, first round and link count as merging them all at once. The accumulator is
+    [best row, depth, first round, links]: a link updates it in place, where merge_candidates
+    would copy a whole row per link."""
 
     def __init__(self, round_number: int):
         self.round = round_number
@@ -36,14 +38,27 @@ class MergeFoundRowsFn(beam.CombineFn):
         return None
 
     def add_input(self, merged, row):
-        return row if merged is None else merge_candidates((merged, row), self.round)
+        if merged is None:
+            return [row, row['depth'], row['first_round'], row['times_linked']]
+        if preference(row) < preference(merged[0]):
+            merged[0] = row
+        merged[1] = max(merged[1], row['depth'])
+        merged[2] = min(merged[2], row['first_round'])
+        merged[3] += row['times_linked']
+        return merged
 
     def merge_accumulators(self, accumulators):
-        rows = [merged for merged in accumulators if merged is not None]
-        return merge_candidates(rows, self.round) if rows else None
+        parts = [merged for merged in accumulators if merged is not None]
+        if not parts:
+            return None
+        return [min((merged[0] for merged in parts), key=preference), max(merged[1] for merged in parts),
+                min(merged[2] for merged in parts), sum(merged[3] for merged in parts)]
 
     def extract_output(self, merged):
-        return merged
+        if merged is None:
+            return None
+        best, depth, first_round, times_linked = merged
+        return {**best, 'round': self.round, 'depth': depth, 'first_round': first_round, 'times_linked': times_linked}
 
 
 class UpdateFrontier(beam.PTransform):
