@@ -19,12 +19,16 @@ from models.termstats import TermStats, tfidf_weights
 from models.topic import Topic
 
 
-def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
-    """cos<a, b> of two sparse vectors; 0 when either is empty or all zero."""
+def cosine(a: Mapping[str, float], b: Mapping[str, float], a_squares: float | None = None) -> float:
+    """cos<a, b> of two sparse vectors; 0 when either is empty or all zero. `a_squares`: the sum of
+    a's squared weights, when the caller has it (a topic's, the same for every page and link)."""
     if len(a) > len(b):
-        a, b = b, a
-    dot = sum(weight * b.get(term, 0.0) for term, weight in a.items())
-    norms = math.sqrt(sum(w * w for w in a.values()) * sum(w * w for w in b.values()))
+        dot = sum(weight * a.get(term, 0.0) for term, weight in b.items())
+    else:
+        dot = sum(weight * b.get(term, 0.0) for term, weight in a.items())
+    if a_squares is None:
+        a_squares = sum(w * w for w in a.values())
+    norms = math.sqrt(a_squares * sum(w * w for w in b.values()))
     return dot / norms if norms else 0.0
 
 
@@ -32,7 +36,7 @@ def terms_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> flo
     """cos(topic keyword weights, TF-IDF weights of all the terms)."""
     if topic.term_weights.keys().isdisjoint(terms):
         return 0.0  # no shared term, no dot product: most links' words, so skip the weights
-    return cosine(topic.term_weights, tfidf_weights(list(terms), stats))
+    return cosine(topic.term_weights, tfidf_weights(list(terms), stats), topic.squared_weights)
 
 
 def topic_words_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
@@ -56,7 +60,7 @@ def dth_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float
     documents = max(stats.documents, 1)
     page = {term: n * math.log(documents / max(stats.document_frequency.get(term, 0), 1))
             for term, n in collections.Counter(terms).items()}
-    return cosine(topic.term_weights, page)
+    return cosine(topic.term_weights, page, topic.squared_weights)
 
 
 RELEVANCE_FUNCTIONS = {'vsm': terms_relevance, 'wl-eq4': topic_words_relevance, 'dth-eq1': dth_relevance}

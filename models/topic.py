@@ -59,6 +59,12 @@ class Topic:
                 weights[term] = max(weight, weights.get(term, 0.0))
         return weights
 
+    @functools.cached_property
+    def squared_weights(self) -> float:
+        """The sum of the squared term weights (the topic vector's squared length): every cosine
+        with the topic needs it, for each page and link scored."""
+        return sum(w * w for w in self.term_weights.values())
+
     def to_dict(self) -> dict:
         data = {'name': self.name, 'language': self.language}
         if self.description:
