@@ -10,9 +10,15 @@ PYTEST_ARGS ?=
 # packages, installed when missing and this user may (root, or sudo without a password).
 BROWSER_PACKAGES := chromium chromium-driver fonts-wqy-microhei
 
-.PHONY: install browser test demo clean
+.PHONY: install bytecode browser test demo clean
 
 install: $(STAMP)
+
+# Machines of this kind set PYTHONDONTWRITEBYTECODE=1, so every process (a crawl, each Beam worker,
+# each test subprocess) would compile Focal's modules from source again: ~0.2 CPU-s, 6% of a small
+# round. compileall writes their bytecode, skipping what is up to date.
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q models transforms pipelines runners sandbox benchmarks
 
 browser:
 	@missing=$$(command -v dpkg-query >/dev/null && for package in $(BROWSER_PACKAGES); do \
@@ -32,10 +38,10 @@ $(STAMP): setup.py pyproject.toml models/segment.pyx
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
-test: $(STAMP) browser
+test: $(STAMP) bytecode browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-demo: $(STAMP) browser
+demo: $(STAMP) bytecode browser
 	$(BIN)/focal demo
 
 clean:
