@@ -217,6 +217,26 @@ def test_context_is_the_text_around_an_inline_link():
     assert 'Thames' not in link.context and len(link.context) <= 101
 
 
+def test_context_is_fifty_collapsed_characters_each_side_whatever_the_whitespace():
+    """The compiled context reads characters outwards from the anchor; it must give what collapsing
+    the 200-character windows gives, with every kind of whitespace str.split() knows."""
+    from models.segment import collapse, context
+
+    def by_windows(raw, start, end):
+        before = collapse(raw[max(0, start - 200):start])[-50:]
+        return f'{before} {collapse(raw[end:end + 200])[:50]}'.strip()
+
+    chance = random.Random(11)
+    pieces = ['a', 'Z', '中', '文', ' ', '  ', '\n', '\t', '\x1c', '\x1d', '\x1e', '\u3000', '\xa0',
+              '\u2028', '\x85', '\u200b', '😀', 'é']
+    texts = ['', ' ', 'word', ' '.join(['w'] * 60), '中' * 300, ('ab ' * 40) + '|' + (' cd' * 40)]
+    texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 500))) for _ in range(3000)]
+    for raw in texts:
+        start = chance.randint(0, len(raw))
+        end = chance.randint(start, len(raw))
+        assert context(raw, start, end) == by_windows(raw, start, end), (raw, start, end)
+
+
 def test_duplicate_links_are_collapsed_but_other_anchors_kept():
     page = extract('<ul><li><a href="/a">Alpha</a></li><li><a href="/a">Alpha</a></li>'
                    '<li><a href="/a"><img src="a.png" alt="Alpha logo"></a></li></ul>')
