@@ -73,13 +73,14 @@ class TopicRelevance:
     stats: TermStats
 
     def __call__(self, terms: Sequence[str], kind: str = 'vsm') -> float:
+        function = RELEVANCE_FUNCTIONS[kind]
         if self.keywords.isdisjoint(terms):
             return 0.0  # every function's answer without a topic term; most links' words have none
-        return RELEVANCE_FUNCTIONS[kind](terms, self.topic, self.stats)
+        return function(terms, self.topic, self.stats)
 
     @functools.cached_property
-    def keywords(self):
-        return self.topic.term_weights.keys()
+    def keywords(self) -> frozenset[str]:
+        return frozenset(self.topic.term_weights)
 
 
 def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:

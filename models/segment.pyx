@@ -468,7 +468,9 @@ def context(str raw, Py_ssize_t start, Py_ssize_t end) -> str:
     collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS], read a character at a time from the
     anchor outwards instead of splitting and joining 200-character windows (a real page has ~100
     links)."""
-    before = _collapsed_run(raw, start - 1, max(0, start - 4 * CONTEXT_CHARS) - 1, -1)
+    if start < 0 or end < start:
+        raise ValueError(f'context() needs 0 <= start <= end, not {start}, {end}')
+    before = _collapsed_run(raw, min(start, len(raw)) - 1, max(0, start - 4 * CONTEXT_CHARS) - 1, -1)
     after = _collapsed_run(raw, end, min(len(raw), end + 4 * CONTEXT_CHARS), 1)
     return f'{before} {after}'.strip()
 

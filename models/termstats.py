@@ -14,7 +14,8 @@ class TermStats:
     """D (documents seen) and D_i (documents containing term i) of WL eq. 3."""
     documents: int = 0
     document_frequency: collections.Counter = dataclasses.field(default_factory=collections.Counter)
-    # idf of the terms looked up since the counts last changed: a round's pages share most terms
+    # idf of the terms looked up since the counts last changed (a round's pages share most terms):
+    # the counts change through add_document only
     _idf: dict = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
 
     def add_document(self, terms: Iterable[str]) -> 'TermStats':

@@ -232,9 +232,11 @@ def test_context_is_fifty_collapsed_characters_each_side_whatever_the_whitespace
     texts = ['', ' ', 'word', ' '.join(['w'] * 60), '中' * 300, ('ab ' * 40) + '|' + (' cd' * 40)]
     texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 500))) for _ in range(3000)]
     for raw in texts:
-        start = chance.randint(0, len(raw))
-        end = chance.randint(start, len(raw))
+        start = chance.randint(0, len(raw) + 250)  # past the end too, as slices allow
+        end = chance.randint(start, len(raw) + 300)
         assert context(raw, start, end) == by_windows(raw, start, end), (raw, start, end)
+    with pytest.raises(ValueError):
+        context('abc', -1, 2)
 
 
 def test_duplicate_links_are_collapsed_but_other_anchors_kept():
