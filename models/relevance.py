@@ -11,7 +11,6 @@
 """
 import collections
 import dataclasses
-import functools
 import math
 from typing import Mapping, Sequence
 
@@ -73,14 +72,7 @@ class TopicRelevance:
     stats: TermStats
 
     def __call__(self, terms: Sequence[str], kind: str = 'vsm') -> float:
-        function = RELEVANCE_FUNCTIONS[kind]
-        if self.keywords.isdisjoint(terms):
-            return 0.0  # every function's answer without a topic term; most links' words have none
-        return function(terms, self.topic, self.stats)
-
-    @functools.cached_property
-    def keywords(self) -> frozenset[str]:
-        return frozenset(self.topic.term_weights)
+        return RELEVANCE_FUNCTIONS[kind](terms, self.topic, self.stats)
 
 
 def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:
