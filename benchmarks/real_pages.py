@@ -13,9 +13,9 @@ Webs (--webs):
 
 Each web is replayed by Focal's own server (`focal sandbox serve WEB_DIR`) in its own process,
 and crawled by `focal crawl` in a subprocess, as a user runs it: one round (--rounds 1) of
-every URL as a seed, best-first, no per-host delay, robots.txt obeyed, the server's loopback
-address allowed; once per --modes entry MODE:WORKERS (Beam's --direct_running_mode and
---direct_num_workers) and --repeat times. For each crawl it prints:
+every URL as a seed, best-first, no per-host delay unless --delay (--hosts-at-once: hosts a worker
+fetches at once), robots.txt obeyed, the server's loopback address allowed; once per --modes
+entry MODE:WORKERS (Beam's --direct_running_mode and --direct_num_workers) and --repeat times. For each crawl it prints:
 
 * correct?: every committed table has the rows of the first mode's first crawl (counts and a
   digest of each table's key columns: pages' URLs, links' (url, link_index, dst) ...);
@@ -29,9 +29,10 @@ address allowed; once per --modes entry MODE:WORKERS (Beam's --direct_running_mo
 Then the ratio of the 2-worker wall rate of each mode to in_memory:1's and to its own 1-worker rate
 (issue 15's goal: 1.6 or more on 2 cores; on a shared machine read it with the "others" column), and a
 per-stage profile:
-the round's own DoFns called in this process on --profile-pages URLs (round_throughput.plain_round),
-under cProfile, grouped by stage (fetch, extract = decode/parse/blocks, page tokens, link words,
-document frequencies, score, write Parquet), in ms of CPU per page scaled to an unprofiled run.
+the round's own DoFns called in this process on --profile-pages URLs (round_throughput.plain_round):
+Fetch's CPU timed (its threads included), then Extract's and Score's under cProfile, grouped by stage
+(extract = decode/parse/blocks, page tokens, link words, document frequencies, score, write
+Parquet), in ms of CPU per page scaled to an unprofiled run.
 
 Run (from the project root; the shared data beside it, or FOCAL_SHARED_DATA set):
     PYTHONPATH=. .venv/bin/python benchmarks/real_pages.py [--webs cwced,wikispeedia] [--pages 2000]
@@ -62,7 +63,7 @@ import yaml
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from benchmarks.round_throughput import plain_round
+from benchmarks.round_throughput import plain_fetch, plain_round, plain_score
 from models.settings import CrawlSettings, FetchSettings
 from models.topic import load_topic
 from pipelines import schema
@@ -263,7 +264,7 @@ def machine_busy_seconds() -> float:
 # -- one crawl --------------------------------------------------------------------------------
 
 def run_crawl(web: Web, proxy: str, mode: str, workers: int, repeat: int, out: Path, server: Server,
-              beam_args: list[str], max_rss: int) -> Crawl:
+              beam_args: list[str], max_rss: int, fetch_args: list[str]) -> Crawl:
     result = Crawl(web.name, mode, workers, repeat, load=os.getloadavg()[0])
     seeds = out.parent / f'{web.name}-seeds.txt'
     seeds.write_text('\n'.join(web.urls) + '\n', encoding='utf-8')
@@ -271,7 +272,7 @@ def run_crawl(web: Web, proxy: str, mode: str, workers: int, repeat: int, out: P
     command = focal_command(
         'crawl', '--topic', str(web.topic), '--seeds', str(seeds), '--out', str(out), '--strategy', 'best-first',
         '--round-size', str(len(web.urls)), '--budget', str(len(web.urls) + 1), '--rounds', '1',  # no final ranking
-        '--delay', '0', '--proxy', proxy, '--allow-host', '127.0.0.1',
+        *fetch_args, '--proxy', proxy, '--allow-host', '127.0.0.1',
         '--runner=DirectRunner', f'--direct_running_mode={mode}', f'--direct_num_workers={workers}', *beam_args)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     busy, server_cpu = machine_busy_seconds(), server.cpu()
@@ -340,12 +341,15 @@ def stage_profile(urls: list[str], proxy: str, topic: Path, scratch: Path) -> tu
                                                                           allow_hosts=['127.0.0.1']))
     plain_round(urls[:20], settings)  # jieba's dictionary, the stop words, the server's first reads
     started = time.process_time()
-    pages, links = plain_round(urls, settings)
+    fetched = plain_fetch(urls, settings)
+    fetch_seconds = time.process_time() - started  # its threads' CPU too, which cProfile does not see
+    started = time.process_time()
+    pages, links = plain_score(fetched, settings)
     write_tables(pages, links, scratch)
     plain = time.process_time() - started
     profiler = cProfile.Profile()
     profiler.enable()
-    pages, links = plain_round(urls, settings)
+    pages, links = plain_score(fetched, settings)
     write_tables(pages, links, scratch)
     profiler.disable()
     stats = pstats.Stats(profiler).stats
@@ -354,7 +358,6 @@ def stage_profile(urls: list[str], proxy: str, topic: Path, scratch: Path) -> tu
     parse = _cumulative(stats, 'models/extract.py', 'extract_page')
     page_tokens = _from_caller(stats, 'models/text.py', 'tokenize', 'transforms/extract.py', 'process')
     stages = {
-        'fetch (requests, robots, politeness)': _cumulative(stats, 'transforms/fetch.py', 'process'),
         'extract (decode, lxml, blocks, links)': parse,
         'tokenise page text (jieba)': page_tokens,
         'link words (anchor, context, URL)': extract_all - parse - page_tokens,
@@ -364,8 +367,10 @@ def stage_profile(urls: list[str], proxy: str, topic: Path, scratch: Path) -> tu
     }
     stages['other'] = total - sum(stages.values())
     scale = plain / total if total else 0.0
-    return ({stage: 1000 * seconds * scale / len(pages) for stage, seconds in stages.items()},
-            1000 * plain / len(pages), len(pages))
+    stages = {stage: seconds * scale for stage, seconds in stages.items()}
+    stages = {'fetch (requests, robots, politeness; timed, not profiled)': fetch_seconds, **stages}
+    return ({stage: 1000 * seconds / len(pages) for stage, seconds in stages.items()},
+            1000 * (plain + fetch_seconds) / len(pages), len(pages))
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -426,6 +431,11 @@ def main():
                              'multi_processing; --direct_num_workers); the first is the correctness reference '
                              '(default: %(default)s)')
     parser.add_argument('--repeat', type=int, default=1, help='crawls per mode (default: %(default)s)')
+    parser.add_argument('--delay', type=float, default=0.0,
+                        help='seconds between requests to one host (default: %(default)s: CPU, not politeness, '
+                             'bounds the round)')
+    parser.add_argument('--hosts-at-once', type=int,
+                        help="hosts each worker fetches at the same time (default: focal crawl's)")
     parser.add_argument('--beam-arg', action='append', default=[], metavar='ARG',
                         help='another Beam option for every crawl (repeatable), e.g. --beam-arg=--direct_runner_bundle_repeat=0')
     parser.add_argument('--max-rss', type=float, default=6.0,
@@ -439,7 +449,10 @@ def main():
     modes = [(mode, int(workers)) for mode, _, workers in (entry.partition(':') for entry in args.modes.split(','))]
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix='focal-real-pages-'))
     workdir.mkdir(parents=True, exist_ok=True)
-    print(f'{os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}; work directory {workdir}')
+    fetch_args = ['--delay', f'{args.delay:g}'] + (['--hosts-at-once', str(args.hosts_at_once)]
+                                                    if args.hosts_at_once else [])
+    print(f'{os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}; work directory {workdir}; crawls with '
+          f'{" ".join(fetch_args)}')
     crawls, profiles = [], {}
     try:
         for name in args.webs.split(','):
@@ -455,7 +468,7 @@ def main():
                     for mode, workers in modes:
                         crawl = run_crawl(web, server.proxy, mode, workers, repeat,
                                           workdir / f'crawl-{name}-{mode}-{workers}', server, args.beam_arg,
-                                          int(args.max_rss * 2**30))
+                                          int(args.max_rss * 2**30), fetch_args)
                         crawls.append(crawl)
                         print(f'  {mode}:{workers} #{repeat}: {crawl.pages} pages, wall {crawl.wall:.1f} s, '
                               f'CPU {crawl.cpu:.1f} s' + (f' FAILED {crawl.error[:300]}' if crawl.error else ''),
@@ -477,7 +490,7 @@ def main():
         print(f'\n{name}: per-stage CPU in one process, ms per page ({pages} pages; unprofiled total '
               f'{plain_ms:.1f} ms/page = {1000 / plain_ms:.1f} pages per CPU-second; cProfile shares scaled to it)')
         for stage, ms in stages.items():
-            print(f'  {stage:40} {ms:7.2f}  {ms / plain_ms:6.1%}')
+            print(f'  {stage:58} {ms:7.2f}  {ms / plain_ms:6.1%}')
 
 
 if __name__ == '__main__':

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.pvalue import TaggedOutput
 
 from models.settings import CrawlSettings, FetchSettings
 from models.strategies import make_strategy
@@ -42,17 +43,29 @@ def plain_loop(urls: list[str], settings: CrawlSettings) -> int:
 
 def plain_round(urls: list[str], settings: CrawlSettings) -> tuple[list[dict], list[dict]]:
     """The round's DoFns called in turn in this process, as plain Python: (page rows, link rows)."""
+    return plain_score(plain_fetch(urls, settings), settings)
+
+
+def plain_fetch(urls: list[str], settings: CrawlSettings) -> list[dict]:
+    """Fetch's DoFn over the URLs' host batches as one bundle (its threads fetch several hosts at
+    once, as in a round): the fetched pages."""
     fetch = FetchHostBatchFn(settings.fetch.policy(), 1)
     fetch.setup()
-    extract = ExtractPagesFn(dictionary_words=settings.topic.dictionary_words)
-    extract.setup()  # the topic's keywords as dictionary words, as in a round
     by_host = {}
     for row in frontier_rows(urls):
         by_host.setdefault(host_of(row['url']), []).append(row)
-    fetched = [row for host, batch in by_host.items() for row in fetch.process((host, batch))
-               if hasattr(row, 'tag')]
+    fetch.start_bundle()
+    outputs = [row for host, batch in by_host.items() for row in fetch.process((host, batch))]
+    outputs += fetch.finish_bundle()  # windowed values: the page is their value
     fetch.teardown()
-    extracted = [page for tagged in fetched for page in extract.process(tagged.value)]
+    return [getattr(row.value, 'value', row.value) for row in outputs if isinstance(row, TaggedOutput)]
+
+
+def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict], list[dict]]:
+    """Extract's and Score's DoFns over fetched pages: (page rows, link rows)."""
+    extract = ExtractPagesFn(dictionary_words=settings.topic.dictionary_words)
+    extract.setup()  # the topic's keywords as dictionary words, as in a round
+    extracted = [page for fetched_page in fetched for page in extract.process(fetched_page)]
     stats = TermStats.from_documents(page['tokens'] for page in extracted)
     score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)
     score.setup()

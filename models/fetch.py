@@ -5,17 +5,22 @@ The pieces are separate and small, as in Scrapy's downloader middlewares: the ad
 download itself (`Fetcher.fetch`: redirects followed by hand so every hop is checked and
 recorded, retries on 429/503 honouring Retry-After, a cap on the bytes on the wire and another
 on the inflated body, a deadline for the whole response so a slow drip cannot hold a worker).
-Every attempt is recorded; the last one's outcome is the URL's outcome.
+Every attempt is recorded; the last one's outcome is the URL's outcome. `HostFetchPool` fetches
+several hosts at once, one request at a time per host, as Nutch's fetcher queues and Scrapy's
+per-domain slots do: a host's delay is spent fetching other hosts.
 """
 import dataclasses
 import datetime
 import email.utils
 import http.client
 import ipaddress
+import queue
 import socket
+import threading
 import time
 import zlib
-from typing import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterator, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -46,6 +51,7 @@ class FetchPolicy:
     max_retry_after: float = 30.0         # a longer Retry-After is not waited for
     backoff_seconds: float = 1.0          # 429/503 without Retry-After: 1 s, 2 s, 4 s ...
     host_delay: float = 1.0               # seconds between requests to one host
+    hosts_at_once: int = 8                # hosts a worker fetches at the same time (one request each)
     obey_robots: bool = True
     proxy: str | None = None              # http://host:port, used for every request
     allowed_hosts: frozenset = frozenset()  # hosts or IPs allowed even when private or loopback
@@ -117,23 +123,29 @@ def _resolve(host: str) -> list[str]:
 
 
 class HostClock:
-    """Per-host politeness: the earliest moment the next request to a host may start."""
+    """Per-host politeness: the earliest moment the next request to a host may start. Shared by
+    the threads of a HostFetchPool: two of them reach one host only through redirects."""
 
     def __init__(self, delay: float, sleep: Callable[[float], None] = time.sleep):
         self.delay = delay
         self.sleep = sleep
         self.next_allowed: dict[str, float] = {}
+        self.lock = threading.Lock()
 
     def wait(self, host: str, delay: float | None = None) -> None:
         """Sleep until the host may be asked again, then book the following slot from when the
         sleep really ended: a late wake-up (a busy machine) must not bring the next request closer
-        than the delay."""
-        now = time.monotonic()
-        ready = self.next_allowed.get(host, now)
-        if ready > now:
-            self.sleep(ready - now)
-            now = max(ready, time.monotonic())
-        self.next_allowed[host] = now + max(self.delay, delay or 0.0)
+        than the delay. The slot is booked before the sleep too, so another thread waits for the
+        one after it."""
+        gap = max(self.delay, delay or 0.0)
+        with self.lock:
+            now = time.monotonic()
+            start = max(self.next_allowed.get(host, now), now)
+            self.next_allowed[host] = start + gap
+        if start > now:
+            self.sleep(start - now)
+            with self.lock:
+                self.next_allowed[host] = max(self.next_allowed[host], time.monotonic() + gap)
 
 
 class RobotsCache:
@@ -147,18 +159,25 @@ class RobotsCache:
         self.fetch_text = fetch_text
         self.user_agent = user_agent
         self.rules: dict[str, Protego | None] = {}
+        self.locks: dict[str, threading.Lock] = {}  # a site's: its robots.txt is fetched by one thread, once
+        self.lock = threading.Lock()
 
     def _rules(self, url: str) -> Protego | None:
         parts = urlsplit(url)
         key = f'{parts.scheme}://{parts.netloc}'
-        if key not in self.rules:
-            status, text = self.fetch_text(f'{key}/robots.txt')
-            if status is not None and 200 <= status < 300:
-                self.rules[key] = Protego.parse(text)
-            elif status is not None and 400 <= status < 500:
-                self.rules[key] = Protego.parse('')
-            else:
-                self.rules[key] = None
+        if key in self.rules:
+            return self.rules[key]
+        with self.lock:
+            site_lock = self.locks.setdefault(key, threading.Lock())
+        with site_lock:
+            if key not in self.rules:
+                status, text = self.fetch_text(f'{key}/robots.txt')
+                if status is not None and 200 <= status < 300:
+                    self.rules[key] = Protego.parse(text)
+                elif status is not None and 400 <= status < 500:
+                    self.rules[key] = Protego.parse('')
+                else:
+                    self.rules[key] = None
         return self.rules[key]
 
     def allowed(self, url: str) -> bool:
@@ -193,23 +212,40 @@ class _Deadline(Exception):
 
 
 class Fetcher:
-    """Fetches URLs with one requests.Session; one instance per worker (DoFn setup/teardown)."""
+    """Fetches URLs; one instance per worker (DoFn setup/teardown), its politeness clock and robots
+    rules shared by the threads that call it, a requests.Session per thread (requests does not
+    promise that a session is thread-safe)."""
 
     def __init__(self, policy: FetchPolicy = FetchPolicy(), sleep: Callable[[float], None] = time.sleep):
         self.policy = policy
         self.sleep = sleep
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxy or netrc from the environment: only the policy's
-        self.session.headers.update({'User-Agent': policy.user_agent,
-                                     'Accept': 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
-                                     'Accept-Encoding': 'gzip, deflate'})
-        if policy.proxy:
-            self.session.proxies = {'http': policy.proxy, 'https': policy.proxy}
         self.clock = HostClock(policy.host_delay, sleep)
         self.robots = RobotsCache(self._robots_text, policy.user_agent)
+        self._local = threading.local()
+        self._sessions: list[requests.Session] = []
+        self._sessions_lock = threading.Lock()
+
+    @property
+    def session(self) -> requests.Session:
+        """This thread's session."""
+        session = getattr(self._local, 'session', None)
+        if session is None:
+            session = self._local.session = requests.Session()
+            session.trust_env = False  # no proxy or netrc from the environment: only the policy's
+            session.headers.update({'User-Agent': self.policy.user_agent,
+                                    'Accept': 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+                                    'Accept-Encoding': 'gzip, deflate'})
+            if self.policy.proxy:
+                session.proxies = {'http': self.policy.proxy, 'https': self.policy.proxy}
+            with self._sessions_lock:
+                self._sessions.append(session)
+        return session
 
     def close(self) -> None:
-        self.session.close()
+        with self._sessions_lock:
+            sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            session.close()
 
     def _robots_text(self, url: str) -> tuple[int | None, str]:
         try:
@@ -355,3 +391,69 @@ class Fetcher:
             if time.monotonic() > deadline:
                 raise _Deadline(f'response not complete within {policy.total_timeout:g} s')
         return b''.join(pieces)
+
+
+Item = TypeVar('Item')
+
+
+class HostFetchPool:
+    """Fetches up to `hosts_at_once` hosts' URL lists at once, a thread per list fetching its URLs
+    in order, and hands each (item, FetchResult) back to the thread that asks (`completed`), which
+    does the CPU work on it while the others wait on the network and on their host's delay.
+
+    Results are handed over through a queue of a few pages, so fetching stays ahead of the work
+    without holding a round's bodies in memory. An exception in `fetch` (a bug: Fetcher.fetch
+    does not raise for anything the web does) is raised in the asking thread."""
+
+    def __init__(self, fetch: Callable[[str], FetchResult], hosts_at_once: int):
+        if hosts_at_once < 1:
+            raise ValueError(f'hosts_at_once must be at least 1, not {hosts_at_once}')
+        self.fetch = fetch
+        self.threads = ThreadPoolExecutor(hosts_at_once, thread_name_prefix='fetch')
+        self.results: queue.Queue = queue.Queue(maxsize=2 * hosts_at_once)
+        self.outstanding = 0  # submitted and not yet handed back; only the asking thread changes it
+        self.closed = threading.Event()
+
+    def submit(self, items: list[Item], url_of: Callable[[Item], str]) -> None:
+        """Fetch one host's items, in this order, one at a time."""
+        self.outstanding += len(items)
+        self.threads.submit(self._fetch_in_turn, list(items), url_of)
+
+    def completed(self, wait: bool) -> Iterator[tuple[Item, FetchResult]]:
+        """The results fetched so far (wait=False), or every outstanding one as it arrives (wait=True)."""
+        while self.outstanding:
+            try:
+                item, result = self.results.get(block=wait)
+            except queue.Empty:
+                return
+            self.outstanding -= 1
+            if isinstance(result, BaseException):
+                raise result
+            yield item, result
+
+    def close(self) -> None:
+        """Stop the threads, dropping what they have not handed back (a failed bundle's)."""
+        self.closed.set()
+        self.threads.shutdown(wait=False, cancel_futures=True)
+        while True:
+            try:
+                self.results.get_nowait()
+            except queue.Empty:
+                break
+        self.threads.shutdown(wait=True)
+        self.outstanding = 0
+
+    def _fetch_in_turn(self, items: list, url_of: Callable) -> None:
+        for item in items:
+            if self.closed.is_set():
+                return
+            try:
+                result = self.fetch(url_of(item))
+            except BaseException as error:  # handed over, so the asking thread does not wait forever
+                result = error
+            while not self.closed.is_set():
+                try:
+                    self.results.put((item, result), timeout=0.1)
+                    break
+                except queue.Full:
+                    continue

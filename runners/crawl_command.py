@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
-from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_RANDOM_SEED, DEFAULT_ROUND_SIZE,
-                             DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
+from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_HOSTS_AT_ONCE, DEFAULT_RANDOM_SEED,
+                             DEFAULT_ROUND_SIZE, DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
 from models.strategies import STRATEGIES
 from models.topic import load_task, load_topic
 from runners.command import CommandError, parameter_value, positive_int, read_seeds
@@ -40,7 +40,8 @@ def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlS
                          round_size=_given(args.round_size, DEFAULT_ROUND_SIZE), random_seed=_given(args.random_seed, DEFAULT_RANDOM_SEED),
                          fetch=FetchSettings(delay=_given(args.delay, DEFAULT_DELAY),
                                              timeout=_given(args.timeout, DEFAULT_TIMEOUT), proxy=args.proxy,
-                                             allow_hosts=args.allow_host or []),
+                                             allow_hosts=args.allow_host or [],
+                                             hosts_at_once=_given(args.hosts_at_once, DEFAULT_HOSTS_AT_ONCE)),
                          beam_args=beam_args, task=task_summary, rank=RankSettings(**given_rank_options(args)))
 
 
@@ -82,12 +83,13 @@ def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: li
     if fixed:
         raise CommandError(f'{", ".join(fixed)} cannot change a crawl being resumed: --resume continues '
                            f'with the settings in {crawl_dir.root}/crawl.json. It takes --budget, --rounds, '
-                           '--delay, --timeout, --proxy, --allow-host, --search, --workers and Beam options; for other settings '
+                           '--delay, --hosts-at-once, --timeout, --proxy, --allow-host, --search, --workers and Beam options; for other settings '
                            'start a new crawl with --out')
     settings = CrawlSettings.from_dict(crawl_dir.config, source=f'{crawl_dir.root}/crawl.json')
     before = settings.to_dict()
     settings.budget = _given(args.budget, settings.budget)
     settings.fetch.delay = _given(args.delay, settings.fetch.delay)
+    settings.fetch.hosts_at_once = _given(args.hosts_at_once, settings.fetch.hosts_at_once)
     settings.fetch.timeout = _given(args.timeout, settings.fetch.timeout)
     settings.fetch.proxy = _given(args.proxy, settings.fetch.proxy)
     settings.fetch.allow_hosts = _given(args.allow_host, settings.fetch.allow_hosts)
@@ -230,6 +232,10 @@ def add_parser(subparsers) -> None:
     crawl_parser.add_argument('--delay', type=float,
                               help=f'seconds between requests to one host (default: {DEFAULT_DELAY}; 0 for a '
                                    'sandbox you own)')
+    crawl_parser.add_argument('--hosts-at-once', type=positive_int, metavar='N',
+                              help='hosts each worker fetches at the same time, one request at a time per host: '
+                                   'a host\'s delay is spent on the others (default: '
+                                   f'{DEFAULT_HOSTS_AT_ONCE})')
     crawl_parser.add_argument('--timeout', type=float,
                               help='seconds to wait for a response to go on; a whole response gets '
                                    f'three times this (default: {DEFAULT_TIMEOUT})')

@@ -1,12 +1,14 @@
-"""Fetch: each host's batch of URLs fetched in turn by one worker, politely (models.fetch)."""
+"""Fetch: each host's batch of URLs fetched in turn by one worker, politely, several hosts at
+once (models.fetch)."""
 import datetime
 import logging
 import time
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
+from apache_beam.transforms.window import GlobalWindows
 
-from models.fetch import OUTCOMES, FetchPolicy, Fetcher
+from models.fetch import OUTCOMES, FetchPolicy, Fetcher, HostFetchPool
 from models.urls import host_of
 
 PROGRESS_SECONDS = 10.0
@@ -16,9 +18,12 @@ log = logging.getLogger(__name__)
 class FetchHostBatchFn(beam.DoFn):
     """(host, frontier rows) -> one fetch-log row per attempt; fetched HTML pages on 'pages'.
 
-    One requests.Session per DoFn instance (setup/teardown), and one host's URLs in one call, so
-    the per-host delay and robots.txt cache hold without coordination between workers. A page
-    carries its frontier row's depth, position and inherited value, which Score passes on.
+    One host's URLs go to one worker, so the per-host delay and robots.txt cache hold without
+    coordination between workers. A worker fetches up to policy.hosts_at_once of its bundle's hosts at
+    once (a thread each, one request at a time per host) and yields each result from the bundle's
+    thread as it arrives, so the stages fused after Fetch (extraction) run while the other hosts'
+    requests wait on the network and on their delay. A page carries its frontier row's depth,
+    position and inherited value, which Score passes on.
     """
 
     def __init__(self, policy: FetchPolicy, round_number: int, progress_path: str | None = None):
@@ -29,6 +34,7 @@ class FetchHostBatchFn(beam.DoFn):
 
     def setup(self):
         self.fetcher = Fetcher(self.policy)
+        self.pool = HostFetchPool(self.fetcher.fetch, self.policy.hosts_at_once)
         self.fetched = 0
         self.last_report = time.monotonic()
         self.progress = None
@@ -39,14 +45,31 @@ class FetchHostBatchFn(beam.DoFn):
                 pass  # a worker whose disk will not take the file (a remote one, say): no display, same fetch
 
     def teardown(self):
+        self.pool.close()
         self.fetcher.close()
         if self.progress:
             self.progress.close()
 
+    def start_bundle(self):
+        if self.pool.outstanding:  # a failed bundle's fetches, if the runner reuses this instance
+            self.pool.close()
+            self.pool = HostFetchPool(self.fetcher.fetch, self.policy.hosts_at_once)
+
     def process(self, host_batch):
         _, frontier_rows = host_batch
-        for chosen in sorted(frontier_rows, key=lambda row: row['position']):
-            result = self.fetcher.fetch(chosen['url'])
+        self.pool.submit(sorted(frontier_rows, key=lambda row: row['position']), lambda row: row['url'])
+        yield from self._outputs(wait=False)
+
+    def finish_bundle(self):
+        for output in self._outputs(wait=True):
+            if isinstance(output, beam.pvalue.TaggedOutput):
+                yield beam.pvalue.TaggedOutput(output.tag, GlobalWindows.windowed_value_at_end_of_window(output.value))
+            else:
+                yield GlobalWindows.windowed_value_at_end_of_window(output)
+
+    def _outputs(self, wait: bool):
+        """The log rows and pages of the URLs fetched so far (or of all the bundle's, waiting)."""
+        for chosen, result in self.pool.completed(wait):
             self.outcomes[result.outcome].inc()
             for attempt in result.attempts:
                 yield {'round': self.round, 'url': result.url, 'attempt': attempt.attempt,

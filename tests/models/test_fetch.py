@@ -1,12 +1,15 @@
 """The fetcher against a real sandbox server on 127.0.0.1: outcomes, robots, politeness, policy."""
 import datetime
 import email.utils
+import threading
 import time
 
 import pytest
 from warcio.warcwriter import WARCWriter
 
-from models.fetch import (FetchPolicy, Fetcher, HostClock, PolicyRefused, check_address, retry_after_seconds)
+from models.fetch import (FetchPolicy, Fetcher, HostClock, HostFetchPool, PolicyRefused, check_address,
+                          retry_after_seconds)
+from models.urls import host_of
 from sandbox.archive import Archive
 from sandbox.faults import KINDS, FaultPlan, gzip_bomb
 from sandbox.search_index import SearchIndexBuilder
@@ -154,3 +157,65 @@ def test_a_late_wake_up_does_not_bring_the_next_request_to_a_host_closer():
         starts.append(time.monotonic())
     gaps = [b - a for a, b in zip(starts, starts[1:])]
     assert min(gaps) >= 0.3, gaps
+
+
+@pytest.fixture(scope='module')
+def three_hosts(tmp_path_factory):
+    """Three hosts of three plain pages each, no faults."""
+    folder = tmp_path_factory.mktemp('three-hosts')
+    pages = {url: body for host in ('a.test', 'b.test', 'c.test') for url, body in numbered_pages(host, 3).items()}
+    with open(folder / 'web.warc.gz', 'wb') as stream:
+        writer = WARCWriter(stream, gzip=True)
+        for url, body in pages.items():
+            add_response(writer, url, body)
+    with SandboxServer(Archive.scan([folder / 'web.warc.gz']), SearchIndexBuilder().build()) as server:
+        yield server, sorted(pages)
+
+
+@pytest.mark.parametrize('hosts_at_once', [1, 3])
+def test_a_pool_fetches_hosts_side_by_side_each_at_its_own_pace(three_hosts, hosts_at_once):
+    server, urls = three_hosts
+    fetcher = Fetcher(FetchPolicy(proxy=server.proxy_url, host_delay=0.3))
+    pool = HostFetchPool(fetcher.fetch, hosts_at_once)
+    for host in ('a.test', 'b.test', 'c.test'):
+        pool.submit([url for url in urls if host_of(url) == host], str)
+    results = list(pool.completed(wait=True))
+    pool.close()
+    fetcher.close()
+    assert sorted(url for url, _ in results) == urls and {r.outcome for _, r in results} == {'ok'}
+    in_time = [host_of(url) for url, result in sorted(results, key=lambda pair: pair[1].final.started_at)]
+    if hosts_at_once == 1:  # one host after another, in the order given
+        assert in_time == ['a.test'] * 3 + ['b.test'] * 3 + ['c.test'] * 3
+    else:  # every host's first request goes out before any host's second
+        assert set(in_time[:3]) == {'a.test', 'b.test', 'c.test'}
+    for host in ('a.test', 'b.test', 'c.test'):
+        starts = sorted(r.final.started_at for url, r in results if host_of(url) == host)
+        assert min((b - a).total_seconds() for a, b in zip(starts, starts[1:])) >= 0.29, starts
+
+
+def test_an_exception_in_a_pools_fetch_reaches_the_caller():
+    def fetch(url):
+        if url == 'broken':
+            raise RuntimeError('a bug in fetch')
+        return url
+    pool = HostFetchPool(fetch, 2)
+    pool.submit(['a', 'broken', 'b'], str)
+    with pytest.raises(RuntimeError, match='a bug in fetch'):
+        list(pool.completed(wait=True))
+    pool.close()
+
+
+def test_closing_a_pool_whose_results_nobody_takes_stops_its_threads():
+    pool = HostFetchPool(str, 2)
+    pool.submit([f'u{n}' for n in range(100)], str)  # more than its queue holds: the threads wait to hand over
+    pool.submit([f'v{n}' for n in range(100)], str)
+    next(pool.completed(wait=True))
+    closing = threading.Thread(target=pool.close)
+    closing.start()
+    closing.join(timeout=10)
+    assert not closing.is_alive() and pool.outstanding == 0  # close() returns once its threads have ended
+
+
+def test_a_pool_takes_at_least_one_host_at_once():
+    with pytest.raises(ValueError, match='at least 1'):
+        HostFetchPool(str, 0)

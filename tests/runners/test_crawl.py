@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from models.topic import load_task
-from models.urls import normalize_url
+from models.urls import host_of, normalize_url
 from pipelines.state import CrawlDir, final_outcomes
 from runners.cli import main
 from runners.driver import NOT_REQUESTED
@@ -176,6 +176,24 @@ def test_requests_to_one_host_keep_the_delay(news_web_dir, sandbox, tmp_path, la
     assert len(starts) == 5 and min(gaps) >= 0.29, gaps
 
 
+def test_a_worker_fetches_several_hosts_at_once_each_at_its_own_pace(news_web_dir, sandbox, tmp_path, labels):
+    briefs = [(u, h) for u, h, kind, allowed in zip(labels['url'], labels['host'], labels['kind'],
+                                                    labels['robots_allowed']) if kind == 'brief' and allowed]
+    hosts = sorted({h for _, h in briefs})[:3]
+    urls = [url for host in hosts for url in [u for u, h in briefs if h == host][:3]]
+    assert seeded_crawl(news_web_dir, sandbox, tmp_path / 'crawl', urls, '--delay', '0.3', '--hosts-at-once', '3',
+                        '--workers', '1') == 0
+    crawl = CrawlDir.open(str(tmp_path / 'crawl'))
+    log = crawl.read_table('fetch_log').to_pylist()
+    assert sorted(row['url'] for row in log) == sorted(urls) and {row['outcome'] for row in log} == {'ok'}
+    by_start = sorted(log, key=lambda row: row['started_at'])
+    assert {host_of(row['url']) for row in by_start[:3]} == set(hosts)  # each host's first before any second
+    for host in hosts:
+        starts = [row['started_at'] for row in by_start if host_of(row['url']) == host]
+        assert min((b - a).total_seconds() for a, b in zip(starts, starts[1:])) >= 0.29, starts
+    assert crawl.config['fetch']['hosts_at_once'] == 3
+
+
 # The hostile profile's latency is 1 s and its drip 5 s: beyond the crawl's 0.8 s read timeout
 # and 2.4 s deadline.
 EXPECTED_OUTCOMES = {
@@ -284,9 +302,10 @@ def test_resume_keeps_what_defines_the_crawl_and_takes_a_new_budget(crawls, tmp_
     assert main(['crawl', '--resume', out, '--strategy', 'bfs', '--round-size', '5']) == 2
     message = capsys.readouterr().err
     assert '--strategy, --round-size cannot change a crawl being resumed' in message and '--out' in message
-    assert main(['crawl', '--resume', out, '--budget', '36', '--delay', '0.01']) == 0
+    assert main(['crawl', '--resume', out, '--budget', '36', '--delay', '0.01', '--hosts-at-once', '2']) == 0
     crawl = CrawlDir.open(out)
     assert crawl.config['budget'] == 36 and crawl.config['fetch']['delay'] == 0.01
+    assert crawl.config['fetch']['hosts_at_once'] == 2
     assert crawl.config['strategy'] == 'best-first'
     assert len(requested(crawl)) == 36 and crawl.last_committed_round() > whole.last_committed_round()
 
