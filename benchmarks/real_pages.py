@@ -418,7 +418,8 @@ def print_table(crawls: list[Crawl]) -> None:
                 ratios = [f'{label} {a / b:.2f} (pipeline {c / d:.2f})' for label, (a, c), (b, d)
                           in (('over in_memory:1', two, one_core), (f'over {mode}:1', two, same_mode))
                           if None not in (b, d)]
-                print(f'{web} {mode}:2 wall rate (best of the repeats) ' + '; '.join(ratios))
+                if ratios:
+                    print(f'{web} {mode}:2 wall rate (best of the repeats) ' + '; '.join(ratios))
 
 
 def main():
