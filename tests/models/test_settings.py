@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from models.fetch import FetchPolicy
 from models.settings import CrawlSettings, FetchSettings, SettingsError
 from models.strategies import StrategyError
 from models.topic import Topic
@@ -27,3 +28,11 @@ def test_bad_settings_say_what_to_change():
         CrawlSettings(TOPIC, ['http://a.test/'], strategy='nope')
     with pytest.raises(SettingsError, match='does not hold the settings'):
         CrawlSettings.from_dict({'seeds': ['http://a.test/']})
+    with pytest.raises(SettingsError, match='hosts at once 0: give a whole number of 1 or more'):
+        CrawlSettings.from_dict({**CrawlSettings(TOPIC, ['http://a.test/']).to_dict(), 'fetch': {'hosts_at_once': 0}})
+
+
+def test_a_crawl_json_written_before_hosts_at_once_existed_gets_the_default():
+    document = CrawlSettings(TOPIC, ['http://a.test/']).to_dict()
+    del document['fetch']['hosts_at_once']
+    assert CrawlSettings.from_dict(document).fetch.policy().hosts_at_once == FetchPolicy.hosts_at_once == 8
