@@ -1,6 +1,7 @@
 """`focal sandbox build | serve | stats`: the local test web."""
 import argparse
 import collections
+import signal
 import sys
 import time
 from pathlib import Path
@@ -36,14 +37,23 @@ def serve_command(args: argparse.Namespace) -> int:
     print(f'sandbox: {len(archive):,} pages on {len(archive.hosts())} hosts, faults: {args.faults}\n'
           f'  proxy       {server.proxy_url}  (e.g. curl -x {server.proxy_url} http://HOST/)\n'
           f'  search API  {server.proxy_url}/search?q=...  /related?url=...  /backlinks?url=...\n'
-          f'Ctrl-C stops it.', flush=True)
+          f'Ctrl-C (or kill PID) stops it.', flush=True)
+    previous = {number: signal.signal(number, _stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         print('sandbox: stopped', file=sys.stderr)
     finally:
         server.stop()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     return 0
+
+
+def _stop(signal_number, frame):
+    """SIGINT or SIGTERM: stop serving and close the connections. Set explicitly, because a shell
+    starts a background command with SIGINT ignored, and a server is often started that way."""
+    raise KeyboardInterrupt
 
 
 def stats_command(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from models.topic import load_topic
 from models.urls import host_of
 from sandbox.faults import KINDS, FaultPlan
 from sandbox.server import SandboxServer, open_web
+from warc_samples import write_pages
 
 
 @pytest.fixture(scope='module')
@@ -101,6 +102,25 @@ def test_focal_sandbox_serve_and_stats_from_the_command_line(news_web_dir):
         serve.send_signal(signal.SIGINT)
         assert serve.wait(timeout=30) == 0
     assert 'stopped' in serve.stderr.read()
+
+
+def test_a_sandbox_started_in_the_background_stops_on_sigint_and_sigterm(tmp_path):
+    """A shell starts a background command with SIGINT ignored; the server still stops cleanly."""
+    warc = write_pages(tmp_path / 'one.warc.gz', {'http://one.test/': b'<html><body>one</body></html>'})
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        serve = subprocess.Popen([sys.executable, '-m', 'runners', 'sandbox', 'serve', '--warc', str(warc),
+                                  '--port', '0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        try:
+            proxy = next(line for line in serve.stdout if line.strip().startswith('proxy')).split()[1]
+            assert requests.get('http://one.test/', proxies={'http': proxy}, timeout=10).status_code == 200
+        finally:
+            serve.send_signal(stop)
+            try:
+                code = serve.wait(timeout=30)
+            finally:
+                serve.kill()  # one that did not stop is not left running
+        assert code == 0 and 'stopped' in serve.stderr.read(), stop
 
 
 @pytest.mark.parametrize('arguments, message', [
