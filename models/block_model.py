@@ -22,14 +22,15 @@ from pathlib import Path
 
 import numpy as np
 
-from models.text import HAN_RUN, stop_words
+from models.segment import han_counts
+from models.text import stop_words
 
 MODEL_PATH = Path(__file__).with_name('block_model.json')
 CONTENT_PROBABILITY = 0.5     # from which the model calls a block content
 
-_CHINESE_FUNCTION_CHARS = frozenset('的了是在和也就都而及与着或等被把这那之其为对从以将但并所于')
+_CHINESE_FUNCTION_CHARS = '的了是在和也就都而及与着或等被把这那之其为对从以将但并所于'
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-_SENTENCE_PUNCTUATION = re.compile(r'[.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001]')
+_SENTENCE_PUNCTUATION = '.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001'
 BLOCK_CLASSES = ('content', 'related', 'navigation', 'noise')  # SSAPS's four
 
 
@@ -57,18 +58,22 @@ class BlockMeasures:
     @classmethod
     def of_text(cls, text: str, **measures) -> 'BlockMeasures':
         """With the measures read off the block's text."""
-        return cls(lines=text.count('\n') + 1 if text else 0, stop_word_density=stop_word_density(text),
-                   punctuation=len(_SENTENCE_PUNCTUATION.findall(text)), **measures)
+        counts = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
+        return cls(lines=text.count('\n') + 1 if text else 0, stop_word_density=_stop_word_density(text, counts),
+                   punctuation=counts[3], **measures)
 
 
 def stop_word_density(text: str) -> float:
     """Share of function words: Chinese function characters among Han characters, or English
     stop words among words. Running text has many, menus and titles few (as in jusText).
     Chinese text skips the word split: it cannot hold as many words as Han characters."""
-    runs = [] if text.isascii() else HAN_RUN.findall(text)  # runs: far fewer matches than characters
-    han = sum(map(len, runs))
-    if han > len(runs) + len(text) - han or han > len(words := _LATIN_WORD.findall(text.lower())):
-        return sum(map(text.count, _CHINESE_FUNCTION_CHARS)) / han
+    return _stop_word_density(text, han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION))
+
+
+def _stop_word_density(text: str, counts: tuple) -> float:
+    han, runs, function, _ = counts
+    if han > runs + len(text) - han or han > len(words := _LATIN_WORD.findall(text.lower())):
+        return function / han
     return sum(map(stop_words().__contains__, words)) / len(words) if words else 0.0
 
 

@@ -9,7 +9,8 @@ in C (each node's children and siblings) and through lxml's public C API (its ta
 and attributes, as .tag, .text, .tail and .get give them), so only the text pieces, anchors and
 boxes are Python objects. What the walk decides is the same, element by element. It visits
 elements only, as iterwalk does on the trees of extract's parser, which drops comments and
-processing instructions.
+processing instructions. A block's text measures for the block model are counted here too
+(han_counts), in one pass over the text.
 """
 import functools
 import re
@@ -499,3 +500,39 @@ cdef str _collapsed_run(str raw, Py_ssize_t first, Py_ssize_t stop, int step):
     if step > 0:
         return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, found, count)
     return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &found[CONTEXT_CHARS - count], count)
+
+
+# --- a block's text measures ---
+
+cdef inline bint _is_han(Py_UCS4 character):
+    """In models.text.HAN_RANGES."""
+    return (0x4E00 <= character <= 0x9FFF or 0x3400 <= character <= 0x4DBF or 0xF900 <= character <= 0xFAFF
+            or 0x20000 <= character <= 0x2EBEF)
+
+
+cdef inline bint _among(Py_UCS4 character, str characters):
+    cdef Py_UCS4 candidate
+    for candidate in characters:
+        if candidate == character:
+            return True
+    return False
+
+
+def han_counts(str text, str function_characters, str marks) -> tuple:
+    """(Han characters, runs of them, Han characters among `function_characters`, characters among
+    `marks`) of `text`, in one pass: what block_model reads off a block's text with regular
+    expressions and a count per function character took ~0.5 ms of a real page. `marks` holds no
+    Han character."""
+    cdef Py_ssize_t han = 0, runs = 0, function = 0, marked = 0
+    cdef bint in_run = False
+    cdef Py_UCS4 character
+    for character in text:
+        if _is_han(character):
+            han += 1
+            runs += not in_run
+            in_run = True
+            function += _among(character, function_characters)
+        else:
+            in_run = False
+            marked += _among(character, marks)
+    return han, runs, function, marked

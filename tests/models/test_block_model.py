@@ -1,4 +1,6 @@
 import json
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,8 @@ from sklearn.ensemble import GradientBoostingClassifier
 
 from models.block_model import (FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model, decide_content,
                                 feature_rows, stop_word_density)
+from models.segment import han_counts
+from models.text import HAN_RANGES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,6 +31,23 @@ def test_stop_word_density_tells_running_text_from_menus_in_both_languages():
     assert stop_word_density('首页 国内 国际 体育 财经') == 0.0
     assert stop_word_density('') == 0.0
     assert stop_word_density('iPhone手机价格的') == pytest.approx(1 / 5)  # Han characters outnumber words
+
+
+def test_the_text_measures_read_in_one_pass_are_the_regular_expressions_ones():
+    """han_counts (compiled) against the definitions: Han runs and sentence marks by regular
+    expression, each function character counted in the text, on seeded random strings of Han
+    characters at the edges of its ranges and beside them, marks, Latin words and whitespace."""
+    han_run = re.compile(f'[{HAN_RANGES}]+')
+    marks = '.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001'
+    function = '的了是在和也就都而及与着或等被把这那之其为对从以将但并所于'
+    alphabet = [*'的了是手机价格房', *'.,;:!?。，；：！？、 \n', *'abThe1_\'é', '\u3400', '\u4dbf', '\u4e00', '\u9fff',
+                '\uf900', '\ufaff', '\U00020000', '\U0002ebef', '\u33ff', '\u4dc0', '\ufb00', '\U0001ffff', '\U0002ebf0']
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 25)))
+        runs = han_run.findall(text)
+        assert han_counts(text, function, marks) == (
+            sum(map(len, runs)), len(runs), sum(map(text.count, function)), sum(map(text.count, marks))), text
 
 
 def test_feature_rows_measure_each_block_and_its_neighbours():
