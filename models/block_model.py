@@ -59,19 +59,16 @@ class BlockMeasures:
     def of_text(cls, text: str, **measures) -> 'BlockMeasures':
         """With the measures read off the block's text."""
         counts = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
-        return cls(lines=text.count('\n') + 1 if text else 0, stop_word_density=_stop_word_density(text, counts),
+        return cls(lines=text.count('\n') + 1 if text else 0, stop_word_density=stop_word_density(text, counts),
                    punctuation=counts[3], **measures)
 
 
-def stop_word_density(text: str) -> float:
+def stop_word_density(text: str, counts: tuple | None = None) -> float:
     """Share of function words: Chinese function characters among Han characters, or English
     stop words among words. Running text has many, menus and titles few (as in jusText).
-    Chinese text skips the word split: it cannot hold as many words as Han characters."""
-    return _stop_word_density(text, han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION))
-
-
-def _stop_word_density(text: str, counts: tuple) -> float:
-    han, runs, function, _ = counts
+    Chinese text skips the word split: it cannot hold as many words as Han characters.
+    `counts`: the text's han_counts, when the caller has them."""
+    han, runs, function, _ = counts or han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
     if han > runs + len(text) - han or han > len(words := _LATIN_WORD.findall(text.lower())):
         return function / han
     return sum(map(stop_words().__contains__, words)) / len(words) if words else 0.0
