@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pvalue import TaggedOutput
+from apache_beam.utils.windowed_value import WindowedValue
 
 from models.settings import CrawlSettings, FetchSettings
 from models.strategies import make_strategy
@@ -56,9 +57,10 @@ def plain_fetch(urls: list[str], settings: CrawlSettings) -> list[dict]:
         by_host.setdefault(host_of(row['url']), []).append(row)
     fetch.start_bundle()
     outputs = [row for host, batch in by_host.items() for row in fetch.process((host, batch))]
-    outputs += fetch.finish_bundle()  # windowed values: the page is their value
+    outputs += fetch.finish_bundle()
     fetch.teardown()
-    return [getattr(row.value, 'value', row.value) for row in outputs if isinstance(row, TaggedOutput)]
+    return [row.value.value if isinstance(row.value, WindowedValue) else row.value  # finish_bundle's are windowed
+            for row in outputs if isinstance(row, TaggedOutput)]
 
 
 def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict], list[dict]]:
