@@ -68,7 +68,7 @@ def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict
     extract = ExtractPagesFn(dictionary_words=settings.topic.dictionary_words)
     extract.setup()  # the topic's keywords as dictionary words, as in a round
     extracted = [page for fetched_page in fetched for page in extract.process(fetched_page)]
-    stats = TermStats.from_documents(page['tokens'] for page in extracted)
+    stats = TermStats.from_documents(page['tokens'].split() for page in extracted)
     score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)
     score.setup()
     pages, links = [], []

@@ -15,8 +15,10 @@ from transforms.termstats import DocumentFrequencies
 
 def link_terms(extracted: dict) -> set[str]:
     """The words besides the page's own whose statistics Score looks up: its links' (anchor,
-    context and URL) and its related blocks' (the content blocks' are the page's)."""
-    return ({term for *_, anchor, context, url, _ in extracted['links'] for term in (*anchor, *context, *url)}
+    context and URL: space-joined strings, transforms/extract.py) and its related blocks' (the
+    content blocks' are the page's)."""
+    return (set(' '.join(term for *_, anchor, context, url, _ in extracted['links']
+                         for term in (anchor, context, url)).split())
             | {term for _, terms in extracted['blocks'] for term in terms})
 
 
@@ -35,7 +37,7 @@ class ScorePagesFn(beam.DoFn):
 
     def process(self, extracted, documents, document_frequency):
         relevance = self._relevance(documents, document_frequency)
-        tokens = extracted['tokens']
+        tokens = extracted['tokens'].split()
         source = extracted['final_url']
         page = self.strategy.score_page(PageFeatures(extracted['url'], source, tokens, extracted['blocks'],
                                                      extracted['depth'], extracted['inherited']), relevance)
@@ -53,6 +55,7 @@ class ScorePagesFn(beam.DoFn):
         edges = []
         for index, link in enumerate(extracted['links']):
             url, anchor, context, block, anchor_terms, context_terms, url_terms, block_index = link
+            anchor_terms, context_terms, url_terms = anchor_terms.split(), context_terms.split(), url_terms.split()
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     relevance(anchor_terms), relevance(context_terms), relevance(url_terms),
                                     block_index)
@@ -98,7 +101,7 @@ class Score(beam.PTransform):
 
     def expand(self, extracted):
         frequencies = (extracted
-                       | 'Terms' >> beam.Map(lambda page: (page['tokens'], link_terms(page)))
+                       | 'Terms' >> beam.Map(lambda page: (page['tokens'].split(), link_terms(page)))
                        | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats))
         prior_documents = self.prior_documents
         documents = (extracted

@@ -78,11 +78,19 @@ def test_topic_keywords_stay_whole_in_pages_and_weights(restore_dictionary):
     fetched = {'body': body, 'final_url': 'http://house.test/a.html', 'content_type': 'text/html; charset=utf-8',
                'url': 'http://house.test/a.html', 'depth': 0, 'position': 0, 'inherited': None, 'fetched_at': 0}
     [page] = extract.process(fetched)
-    assert '二手房交易' in page['tokens']
+    assert '二手房交易' in page['tokens'].split()
+
+
+def test_terms_hold_no_whitespace_so_a_space_joined_string_gives_them_back(texts):
+    """Extract hands terms to Score as space-joined strings (transforms/extract.py)."""
+    mixed = ['Don’t panic\u3000ＡＢＣ１ 房价\t上涨 x\x1fy', 'naïve café\u00a0crème', '北京\n\n二手房 2012年']
+    for value in [*texts, *mixed]:
+        terms = text.tokenize(value)
+        assert ' '.join(terms).split() == terms, value[:80]
 
 
 def test_link_words_are_tokenised_once_per_distinct_string():
-    text._recurring_terms.cache_clear()
+    text.recurring_terms.cache_clear()
     for _ in range(3):
-        assert text.recurring_terms('房产 新闻 首页') == ['房产', '新闻', '首页']
-    assert text._recurring_terms.cache_info().misses == 1
+        assert text.recurring_terms('房产 新闻 首页').split() == ['房产', '新闻', '首页']
+    assert text.recurring_terms.cache_info().misses == 1
