@@ -17,7 +17,7 @@ A strategy is two pure pieces and a state:
 import dataclasses
 import math
 import statistics
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -89,9 +89,10 @@ class ParentPage:
     blocks: tuple = ()              # PageScore.blocks
 
 
-@dataclasses.dataclass(frozen=True)
-class LinkFeatures:
-    """An outlink as the Score stage sees it: its words and their relevance, kept apart."""
+class LinkFeatures(NamedTuple):
+    """An outlink as the Score stage sees it: its words and their relevance, kept apart. A named
+    tuple, not a frozen dataclass: Score makes one per link (~100 a real page), and a frozen
+    dataclass takes five times as long to make (2.4 against 0.44 µs)."""
     url: str
     anchor: str
     block: str                        # content, related, navigation or noise (SSAPS blocks)
