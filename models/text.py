@@ -92,15 +92,34 @@ def jieba_tokenizer() -> 'jieba.Tokenizer':
     return jieba.dt
 
 
-@functools.lru_cache(maxsize=4)
+_segmenters: dict = {}           # extra words -> something with rjieba.Jieba's cut (_segmenter)
+_segmenters_lock = threading.Lock()
+_default_has_words = False      # words were added to rjieba's own segmenter
+
+
 def _segmenter(extra_words: frozenset[str]):
     """jieba's dictionary plus `extra_words`, each with the frequency jieba's own add_word gives it
-    (just enough to beat its parts), so the tokens stay jieba's: something with rjieba.Jieba's cut.
-    Loading a dictionary takes ~0.1 CPU-s; importing rjieba loads one already, which its module-level
-    cut segments with, so without extra words that one serves."""
-    if not extra_words:
-        return rjieba
-    segmenter = rjieba.Jieba()
+    (just enough to beat its parts), so the tokens stay jieba's: something with rjieba.Jieba's cut."""
+    segmenter = _segmenters.get(extra_words)
+    if segmenter is None:
+        with _segmenters_lock:
+            segmenter = _segmenters.get(extra_words)
+            if segmenter is None:
+                segmenter = _segmenters[extra_words] = _new_segmenter(extra_words)
+    return segmenter
+
+
+def _new_segmenter(extra_words: frozenset[str]):
+    """Loading jieba's dictionary takes ~0.15 CPU-s (2% of a 300-page round's instructions), and
+    importing rjieba loads one, which its module-level functions use. That one serves without extra
+    words until the process first asks for some (a crawl's topic words: the only ones a crawl asks
+    for), and from then on with those: as words cannot be taken out again, any other set (none
+    included) gets a dictionary of its own."""
+    global _default_has_words
+    segmenter = rjieba.Jieba() if _default_has_words else rjieba
+    if extra_words and segmenter is rjieba:
+        _segmenters.pop(frozenset(), None)
+        _default_has_words = True
     for word in sorted(extra_words):
         segmenter.add_word(word, None, None)
     return segmenter

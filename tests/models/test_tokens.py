@@ -81,6 +81,22 @@ def test_topic_keywords_stay_whole_in_pages_and_weights(restore_dictionary):
     assert '二手房交易' in page['tokens'].split()
 
 
+def test_each_set_of_dictionary_words_segments_as_if_it_were_the_only_one(restore_dictionary):
+    """The first set a process asks for goes into the dictionary rjieba loaded on import; words cannot
+    be taken out of it, so none or another set must get a dictionary of its own."""
+    sentence = '北京二手房交易税费上涨'
+    plain = text.tokenize(sentence)
+    assert '二手房交易' not in plain and '税费上涨' not in plain
+    text.use_dictionary_words({'二手房交易'})
+    assert '二手房交易' in text.tokenize(sentence)
+    text.use_dictionary_words(())
+    assert text.tokenize(sentence) == plain
+    text.use_dictionary_words({'税费上涨'})
+    assert '税费上涨' in text.tokenize(sentence) and '二手房交易' not in text.tokenize(sentence)
+    text.use_dictionary_words({'二手房交易'})
+    assert '二手房交易' in text.tokenize(sentence) and '税费上涨' not in text.tokenize(sentence)
+
+
 def test_terms_hold_no_whitespace_so_a_space_joined_string_gives_them_back(texts):
     """Extract hands terms to Score as space-joined strings (transforms/extract.py)."""
     mixed = ['Don’t panic\u3000ＡＢＣ１ 房价\t上涨 x\x1fy', 'naïve café\u00a0crème', '北京\n\n二手房 2012年']
