@@ -26,6 +26,8 @@ cetree.import_lxml__etree()
 cdef extern from "Python.h":
     enum: PyUnicode_4BYTE_KIND
     bint Py_UNICODE_ISSPACE(Py_UCS4 character)  # str.split()'s whitespace
+    bint Py_UNICODE_ISALNUM(Py_UCS4 character)  # with '_', what a regular expression's \w matches
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 character)  # what its \d matches
     str PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
 
 cdef enum Role:
@@ -536,3 +538,72 @@ def han_counts(str text, str function_characters, str marks) -> tuple:
             in_run = False
             marked += _among(character, marks)
     return han, runs, function, marked
+
+
+cdef inline bint _is_word_character(Py_UCS4 character):
+    """What models.text._RUN's words are made of: a letter or digit that is not Han."""
+    return Py_UNICODE_ISALNUM(character) and not _is_han(character)
+
+
+def script_runs(str text) -> tuple:
+    """models.text._RUN.findall(text) in one pass, as words() uses it: (the Han runs joined by
+    spaces, a newline in place of each other word; the other words in order; how many Han runs).
+    An apostrophe (' or ’) between word characters belongs to the word ("don't")."""
+    cdef Py_ssize_t length = len(text), index = 0, start, han_runs = 0
+    cdef list pieces = [], others = []
+    cdef Py_UCS4 character
+    while index < length:
+        character = text[index]
+        start = index
+        if _is_han(character):
+            index += 1
+            while index < length and _is_han(text[index]):
+                index += 1
+            pieces.append(text[start:index])
+            han_runs += 1
+        elif _is_word_character(character):
+            index += 1
+            while True:
+                while index < length and _is_word_character(text[index]):
+                    index += 1
+                if (index + 1 < length and (text[index] == u"'" or text[index] == u"\u2019")
+                        and _is_word_character(text[index + 1])):
+                    index += 2
+                else:
+                    break
+            others.append(text[start:index])
+            pieces.append(u'\n')
+        else:
+            index += 1
+    return u' '.join(pieces), others, han_runs
+
+
+def put_back_words(list tokens, list others) -> list:
+    """The segmenter's tokens of script_runs' joined text with each newline replaced by the next
+    of `others` and the spaces between runs dropped."""
+    cdef list words = []
+    cdef Py_ssize_t next_other = 0
+    cdef str token
+    for token in tokens:
+        if token == u'\n':
+            words.append(others[next_other])
+            next_other += 1
+        elif token != u' ':
+            words.append(token)
+    return words
+
+
+def index_terms(list words, frozenset stop_words) -> list:
+    """The words that are index terms (models.text.tokenize): two or more characters, not a stop
+    word, and a letter among them (models.text._HAS_LETTER: alphanumeric but not a decimal digit)."""
+    cdef list terms = []
+    cdef str word
+    cdef Py_UCS4 character
+    for word in words:
+        if len(word) < 2 or word in stop_words:
+            continue
+        for character in word:
+            if Py_UNICODE_ISALNUM(character) and not Py_UNICODE_ISDECIMAL(character):
+                terms.append(word)
+                break
+    return terms

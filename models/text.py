@@ -21,6 +21,8 @@ import unicodedata
 import rjieba
 import stopwordsiso
 
+from models.segment import index_terms, put_back_words, script_runs
+
 # Han characters, for inside a regex character class: the CJK unified ideographs (extension A,
 # the basic block, compatibility ideographs, extensions B-F). Every module counts Han with these.
 HAN_RANGES = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef'
@@ -152,15 +154,11 @@ def words(text: str) -> list[str]:
     page has ~500 runs). ASCII text and a single Han run take shorter ways to the same tokens."""
     if text.isascii():  # English text, URL words: NFKC changes nothing and casefold() is lower()
         return _ASCII_WORD.findall(text.lower())
-    runs = _RUN.findall(normalize(text))
-    if len(runs) == 1 and runs[0][0]:  # one Han run, as many anchors are
-        return _segmenter(_dictionary_words).cut(runs[0][0], True)
-    if not any(han_run for han_run, _ in runs):
-        return [word for _, word in runs]
-    others = iter([word for han_run, word in runs if not han_run])
-    joined = ' '.join(han_run or '\n' for han_run, _ in runs)
-    return [next(others) if token == '\n' else token
-            for token in _segmenter(_dictionary_words).cut(joined, True) if token != ' ']
+    joined, others, han_runs = script_runs(normalize(text))  # _RUN.findall, compiled
+    if not han_runs:
+        return others
+    tokens = _segmenter(_dictionary_words).cut(joined, True)
+    return tokens if han_runs == 1 and not others else put_back_words(tokens, others)
 
 
 def is_term(token: str) -> bool:
@@ -169,9 +167,9 @@ def is_term(token: str) -> bool:
 
 
 def tokenize(text: str) -> list[str]:
-    """Index terms of `text`: normalised words without stop words, numbers or single letters."""
-    stops = stop_words()  # (an all-letter token, most of them, has a letter without asking the regex)
-    return [t for t in words(text) if len(t) >= 2 and t not in stops and (t.isalpha() or _HAS_LETTER.search(t))]
+    """Index terms of `text`: normalised words without stop words, numbers or single letters
+    (is_term, compiled)."""
+    return index_terms(words(text), stop_words())
 
 
 @functools.lru_cache(maxsize=1 << 16)

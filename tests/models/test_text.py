@@ -4,6 +4,7 @@ import unicodedata
 import jieba
 
 from models import text
+from models.segment import index_terms, script_runs
 
 
 def test_full_width_and_case_are_normalised():
@@ -58,11 +59,38 @@ def test_ascii_text_takes_the_short_way_to_the_same_words():
     assert [text.words(t) for t in texts] == [[word for _, word in text._RUN.findall(text.normalize(t))] for t in texts]
 
 
-def test_every_alphabetic_character_is_a_letter_to_the_index():
-    """tokenize() keeps an all-alphabetic token without asking _HAS_LETTER: every character
-    str.isalpha() accepts must be one the pattern calls a letter."""
-    alphabetic = ''.join(c for c in map(chr, range(0x110000)) if c.isalpha())
-    assert len(text._HAS_LETTER.findall(alphabetic)) == len(alphabetic)
+def expected_runs(value: str) -> tuple:
+    """script_runs' answer from its definition, models.text._RUN."""
+    runs = text._RUN.findall(value)
+    return (' '.join(han_run or '\n' for han_run, _ in runs), [word for han_run, word in runs if not han_run],
+            sum(1 for han_run, _ in runs if han_run))
+
+
+def test_the_compiled_script_runs_are_the_regular_expressions():
+    """script_runs (compiled, models/segment.pyx) against _RUN.findall: every code point alone, and
+    seeded random strings of Han characters at and beside the edges of its ranges, words of other
+    scripts and digits, apostrophes, underscores, combining marks, punctuation and whitespace."""
+    for code in range(0x110000):
+        assert script_runs(chr(code)) == expected_runs(chr(code)), hex(code)
+    alphabet = [*"的房价abZ19_'’é\u0301ж٣²½ア ,.\n\t-", '\u3400', '\u4dbf', '\u4e00', '\u9fff', '\uf900',
+                '\ufaff', '\U00020000', '\U0002ebef', '\u33ff', '\u4dc0', '\ufb00', '\U0001ffff', '\U0002ebf0']
+    rng = random.Random(5)
+    for _ in range(30000):
+        value = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert script_runs(value) == expected_runs(value), value
+
+
+def test_the_compiled_index_terms_are_is_term():
+    """index_terms (compiled, models/segment.pyx) keeps what is_term's definition keeps: every code
+    point doubled (one character alone is never a term), and random words with stop words among them."""
+    doubled = [chr(code) * 2 for code in range(0x110000)]
+    assert index_terms(doubled, frozenset()) == [word for word in doubled if text._HAS_LETTER.search(word)]
+    rng = random.Random(7)
+    alphabet = [*'的房价abZ19_\'é\u0301ж٣²½ア .-', '\u3400', '\U0002ebef']
+    candidates = [''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(50000)]
+    stops = frozenset(rng.sample(candidates, 500)) | text.stop_words()
+    assert index_terms(candidates, stops) == [word for word in candidates if len(word) >= 2 and word not in stops
+                                              and text._HAS_LETTER.search(word)]
 
 
 def test_normalize_is_nfkc_casefolded_whatever_the_shortcut_for_full_width_forms():
