@@ -52,13 +52,14 @@ class ScorePagesFn(beam.DoFn):
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
-        edges = []
+        edges, link_words = [], self._link_words
         for index, link in enumerate(extracted['links']):
-            url, anchor, context, block, anchor_terms, context_terms, url_terms, block_index = link
-            anchor_terms, context_terms, url_terms = anchor_terms.split(), context_terms.split(), url_terms.split()
+            url, anchor, context, block, anchor_words, context_words, url_words, block_index = link
+            anchor_terms, anchor_relevance = link_words(anchor_words)
+            context_terms, context_relevance = link_words(context_words)
+            url_terms, url_relevance = link_words(url_words)
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
-                                    relevance(anchor_terms), relevance(context_terms), relevance(url_terms),
-                                    block_index)
+                                    anchor_relevance, context_relevance, url_relevance, block_index)
             score = self.strategy.score_link(features, parent, relevance)
             edges.append({'round': self.round, 'url': source, 'dst': url, 'anchor': anchor,
                           'context': context, 'block': block, 'link_index': index,
@@ -77,7 +78,18 @@ class ScorePagesFn(beam.DoFn):
         stats = self.relevance and self.relevance.stats
         if stats is None or stats.documents != documents or stats.document_frequency is not document_frequency:
             self.relevance = TopicRelevance(self.topic, TermStats(documents, document_frequency))
+            self.link_words = {}
         return self.relevance
+
+    def _link_words(self, joined: str) -> tuple[tuple[str, ...], float]:
+        """The terms of a link's anchor, context or URL words (Extract joins them with spaces) and
+        their relevance, once per distinct string while the statistics stay the same: a site's
+        menus recur on each of its pages."""
+        known = self.link_words.get(joined)
+        if known is None:
+            terms = tuple(joined.split())
+            known = self.link_words[joined] = (terms, self.relevance(terms))
+        return known
 
 
 class Score(beam.PTransform):
