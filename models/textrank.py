@@ -7,7 +7,6 @@ a co-occurrence graph of index terms within a sliding window, ranked by weighted
 import collections
 
 import numpy as np
-from scipy import sparse
 
 from models import text
 
@@ -19,6 +18,7 @@ JIEBA_POS = ('ns', 'n', 'vn', 'v')
 def textrank(terms: list[str], window: int = WINDOW, damping: float = DAMPING,
              iterations: int = 50, tolerance: float = 1e-6) -> dict[str, float]:
     """Scores of `terms` (index terms in document order), scaled so the best is 1."""
+    from scipy import sparse  # on first use: ~0.12 s, and Beam workers import this module (topics) unused
     vocabulary = {t: i for i, t in enumerate(dict.fromkeys(terms))}
     if len(vocabulary) < 2:
         return {t: 1.0 for t in vocabulary}
