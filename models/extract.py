@@ -423,6 +423,8 @@ def _heading(before_first_link: str) -> str:
 
 
 def _heading_class(heading: str) -> str | None:
+    if not heading:  # most blocks: no search through every word
+        return None
     heading = heading.lower()
     return next((kind for kind, words in _HEADING_WORDS if any(word in heading for word in words)), None)
 
