@@ -112,7 +112,7 @@ def _segmenter(extra_words: frozenset[str]):
 
 
 def _new_segmenter(extra_words: frozenset[str]):
-    """Loading jieba's dictionary takes ~0.15 CPU-s (2% of a 300-page round's instructions), and
+    """Loading jieba's dictionary takes ~0.1 CPU-s (1.2% of a 300-page round's instructions), and
     importing rjieba loads one, which its module-level functions use. That one serves without extra
     words until the process first asks for some (a crawl's topic words: the only ones a crawl asks
     for), and from then on with those: as words cannot be taken out again, any other set (none

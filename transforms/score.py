@@ -17,8 +17,8 @@ def link_terms(extracted: dict) -> set[str]:
     """The words besides the page's own whose statistics Score looks up: its links' (anchor,
     context and URL: space-joined strings, transforms/extract.py) and its related blocks' (the
     content blocks' are the page's)."""
-    return (set(' '.join(term for *_, anchor, context, url, _ in extracted['links']
-                         for term in (anchor, context, url)).split())
+    return (set(' '.join(words for *_, anchor, context, url, _ in extracted['links']
+                         for words in (anchor, context, url)).split())
             | {term for _, terms in extracted['blocks'] for term in terms})
 
 
