@@ -540,6 +540,8 @@ def han_counts(str text, str function_characters, str marks) -> tuple:
     return han, runs, function, marked
 
 
+# --- tokenising (models.text.words and tokenize) ---
+
 cdef inline bint _is_word_character(Py_UCS4 character):
     """What models.text._RUN's words are made of: a letter or digit that is not Han."""
     return Py_UNICODE_ISALNUM(character) and not _is_han(character)

@@ -28,6 +28,8 @@ from models.segment import index_terms, put_back_words, script_runs
 HAN_RANGES = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef'
 HAN_CHARACTER = re.compile(f'[{HAN_RANGES}]')
 HAN_RUN = re.compile(f'[{HAN_RANGES}]+')
+# Han runs and other words, and a letter: the definitions models/segment.pyx's compiled script_runs
+# and index_terms follow (tests/models/test_text.py compares them).
 _RUN = re.compile(rf'([{HAN_RANGES}]+)|([^\W_{HAN_RANGES}]+(?:[\'’][^\W_{HAN_RANGES}]+)*)')
 _HAS_LETTER = re.compile(r'[^\W\d_]')
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")  # _RUN's words, for ASCII text: 4x faster
@@ -162,8 +164,9 @@ def words(text: str) -> list[str]:
 
 
 def is_term(token: str) -> bool:
-    """A token worth indexing: two or more characters, has a letter, not a stop word."""
-    return len(token) >= 2 and _HAS_LETTER.search(token) is not None and token not in stop_words()
+    """A token worth indexing: two or more characters, has a letter, not a stop word (the rule
+    tokenize applies, compiled in index_terms)."""
+    return bool(index_terms([token], stop_words()))
 
 
 def tokenize(text: str) -> list[str]:

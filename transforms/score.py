@@ -78,17 +78,17 @@ class ScorePagesFn(beam.DoFn):
         stats = self.relevance and self.relevance.stats
         if stats is None or stats.documents != documents or stats.document_frequency is not document_frequency:
             self.relevance = TopicRelevance(self.topic, TermStats(documents, document_frequency))
-            self.link_words = {}
+            self.known_link_words = {}  # joined terms -> (terms, relevance), with these statistics
         return self.relevance
 
     def _link_words(self, joined: str) -> tuple[tuple[str, ...], float]:
         """The terms of a link's anchor, context or URL words (Extract joins them with spaces) and
         their relevance, once per distinct string while the statistics stay the same: a site's
         menus recur on each of its pages."""
-        known = self.link_words.get(joined)
+        known = self.known_link_words.get(joined)
         if known is None:
             terms = tuple(joined.split())
-            known = self.link_words[joined] = (terms, self.relevance(terms))
+            known = self.known_link_words[joined] = (terms, self.relevance(terms))
         return known
 
 
