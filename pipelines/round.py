@@ -41,7 +41,9 @@ class _RowsToTables(beam.DoFn):
     """Rows (or lists of rows) -> a pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row
     group's worth), built in C++ from all of them at once. Beam's row-at-a-time WriteToParquet
     looks up each column's schema field for every row in Python: 4% of a whole crawl's
-    instructions (300 CWCED pages, callgrind)."""
+    instructions (300 CWCED pages, callgrind). The rows are turned into columns first: pyarrow
+    builds a table from lists of values in a third of the time it takes from dicts (2.4 -> 1.1
+    µs a link row, the transposition included); a column a row lacks is null, as from_pylist makes it."""
     ROWS_PER_TABLE = 10_000
 
     def __init__(self, table_schema: pa.Schema, row_lists: bool):
@@ -64,8 +66,9 @@ class _RowsToTables(beam.DoFn):
             yield GlobalWindows.windowed_value_at_end_of_window(self._table())
 
     def _table(self) -> pa.Table:
-        table, self.rows = pa.Table.from_pylist(self.rows, self.schema), []
-        return table
+        rows, self.rows = self.rows, []
+        return pa.Table.from_pydict({name: [row.get(name) for row in rows] for name in self.schema.names},
+                                    self.schema)
 
 
 class WriteTable(beam.PTransform):
