@@ -9,6 +9,7 @@ Every attempt is recorded; the last one's outcome is the URL's outcome. `HostFet
 several hosts at once, one request at a time per host, as Nutch's fetcher queues and Scrapy's
 per-domain slots do: a host's delay is spent fetching other hosts.
 """
+import collections
 import dataclasses
 import datetime
 import email.utils
@@ -31,7 +32,7 @@ from models.html import looks_like_html
 from models.urls import UrlError, host_of, normalize_url
 
 OUTCOMES = ('ok', 'redirect', 'http_4xx', 'http_5xx', 'timeout', 'too_large', 'not_html',
-            'robots_disallowed', 'policy_refused', 'error')
+            'robots_disallowed', 'policy_refused', 'host_unresponsive', 'error')
 HTML_TYPES = ('text/html', 'application/xhtml+xml')
 RETRY_STATUSES = (429, 503)
 CHUNK_BYTES = 64 << 10
@@ -52,6 +53,8 @@ class FetchPolicy:
     backoff_seconds: float = 1.0          # 429/503 without Retry-After: 1 s, 2 s, 4 s ...
     host_delay: float = 1.0               # seconds between requests to one host
     hosts_at_once: int = 8                # hosts a worker fetches at the same time (one request each)
+    host_timeouts: int = 3                # requests to a host in a row that time out before its other
+                                          # URLs are not requested (outcome host_unresponsive); 0: never
     obey_robots: bool = True
     proxy: str | None = None              # http://host:port, used for every request
     allowed_hosts: frozenset = frozenset()  # hosts or IPs allowed even when private or loopback
@@ -214,7 +217,13 @@ class _Deadline(Exception):
 class Fetcher:
     """Fetches URLs; one instance per worker (DoFn setup/teardown), its politeness clock and robots
     rules shared by the threads that call it, a requests.Session per thread (requests does not
-    promise that a session is thread-safe)."""
+    promise that a session is thread-safe).
+
+    A host whose requests time out policy.host_timeouts times in a row is given up for as long as
+    this Fetcher lives (a worker's round): each of its other URLs ends in 'host_unresponsive'
+    without a request. A host that does not answer would otherwise hold its thread, and so the
+    round, for a connect timeout per URL (Nutch purges a fetch queue after so many exceptions,
+    for the same reason). A response of any kind resets the count."""
 
     def __init__(self, policy: FetchPolicy = FetchPolicy(), sleep: Callable[[float], None] = time.sleep):
         self.policy = policy
@@ -224,6 +233,7 @@ class Fetcher:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._sessions_lock = threading.Lock()
+        self.timeouts_in_a_row: collections.Counter = collections.Counter()  # host -> its last requests' timeouts
 
     @property
     def session(self) -> requests.Session:
@@ -268,10 +278,19 @@ class Fetcher:
             url = normalize_url(url)
         except UrlError as error:
             return FetchResult(url, [Attempt(url, 1, 'policy_refused', error=str(error))])
+        host, given_up_after = host_of(url), self.policy.host_timeouts
+        if given_up_after and self.timeouts_in_a_row[host] >= given_up_after:
+            return FetchResult(url, [Attempt(url, 1, 'host_unresponsive', error=(
+                f'not requested: {self.timeouts_in_a_row[host]} requests to {host} in a row timed out in this '
+                'round; a larger --timeout or --host-timeouts waits longer for a slow host'))])
         attempts, body, headers = [], b'', {}
         for number in range(1, self.policy.max_retries + 2):
             attempt, body, headers, wait = self._attempt(url, number)
             attempts.append(attempt)
+            if attempt.outcome == 'timeout':
+                self.timeouts_in_a_row[host] += 1
+            elif attempt.http_status is not None:
+                self.timeouts_in_a_row[host] = 0
             if wait is None:
                 break
             self.sleep(wait)

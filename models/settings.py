@@ -20,6 +20,7 @@ DEFAULT_STRATEGY = 'best-first'
 DEFAULT_DELAY = 1.0
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_HOSTS_AT_ONCE = FetchPolicy.hosts_at_once
+DEFAULT_HOST_TIMEOUTS = FetchPolicy.host_timeouts
 DEFAULT_RANDOM_SEED = 0
 
 
@@ -35,15 +36,20 @@ class FetchSettings:
     proxy: str | None = None            # e.g. the sandbox server: http://127.0.0.1:8642
     allow_hosts: list[str] = dataclasses.field(default_factory=list)  # private/loopback hosts allowed
     hosts_at_once: int = DEFAULT_HOSTS_AT_ONCE  # hosts each worker fetches at the same time
+    host_timeouts: int = DEFAULT_HOST_TIMEOUTS  # timeouts in a row that give a host up for the round; 0: never
 
     def __post_init__(self):
         if not isinstance(self.hosts_at_once, int) or self.hosts_at_once < 1:
             raise SettingsError(f'hosts at once {self.hosts_at_once!r}: give a whole number of 1 or more')
+        if not isinstance(self.host_timeouts, int) or self.host_timeouts < 0:
+            raise SettingsError(f'host timeouts {self.host_timeouts!r}: give a whole number of 0 (never give a '
+                                'host up) or more')
 
     def policy(self) -> FetchPolicy:
         return FetchPolicy(host_delay=self.delay, proxy=self.proxy, read_timeout=self.timeout,
                            total_timeout=3 * self.timeout, connect_timeout=min(5.0, self.timeout),
-                           allowed_hosts=frozenset(self.allow_hosts), hosts_at_once=self.hosts_at_once)
+                           allowed_hosts=frozenset(self.allow_hosts), hosts_at_once=self.hosts_at_once,
+                           host_timeouts=self.host_timeouts)
 
 
 @dataclasses.dataclass

@@ -15,6 +15,13 @@ def positive_int(value: str) -> int:
     return number
 
 
+def non_negative_int(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f'must be 0 or more, not {value}')
+    return number
+
+
 def read_seeds(path: str | Path) -> list[str]:
     """A seeds file: one URL a line; blank lines and lines starting with # are skipped."""
     try:

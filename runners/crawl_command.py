@@ -10,11 +10,12 @@ from pathlib import Path
 import yaml
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
-from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_HOSTS_AT_ONCE, DEFAULT_RANDOM_SEED,
-                             DEFAULT_ROUND_SIZE, DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings, FetchSettings, RankSettings)
+from models.settings import (DEFAULT_BUDGET, DEFAULT_DELAY, DEFAULT_HOST_TIMEOUTS, DEFAULT_HOSTS_AT_ONCE,
+                             DEFAULT_RANDOM_SEED, DEFAULT_ROUND_SIZE, DEFAULT_STRATEGY, DEFAULT_TIMEOUT, CrawlSettings,
+                             FetchSettings, RankSettings)
 from models.strategies import STRATEGIES
 from models.topic import load_task, load_topic
-from runners.command import CommandError, parameter_value, positive_int, read_seeds
+from runners.command import CommandError, non_negative_int, parameter_value, positive_int, read_seeds
 from pipelines.state import CrawlDir, final_outcomes
 from runners.driver import MAX_LOCAL_WORKERS, PARALLEL_ROUND_URLS, Driver, local_workers_args
 from runners.portable import check_job_endpoint
@@ -41,7 +42,8 @@ def settings_from_args(args: argparse.Namespace, beam_args: list[str]) -> CrawlS
                          fetch=FetchSettings(delay=_given(args.delay, DEFAULT_DELAY),
                                              timeout=_given(args.timeout, DEFAULT_TIMEOUT), proxy=args.proxy,
                                              allow_hosts=args.allow_host or [],
-                                             hosts_at_once=_given(args.hosts_at_once, DEFAULT_HOSTS_AT_ONCE)),
+                                             hosts_at_once=_given(args.hosts_at_once, DEFAULT_HOSTS_AT_ONCE),
+                                             host_timeouts=_given(args.host_timeouts, DEFAULT_HOST_TIMEOUTS)),
                          beam_args=beam_args, task=task_summary, rank=RankSettings(**given_rank_options(args)))
 
 
@@ -83,7 +85,7 @@ def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: li
     if fixed:
         raise CommandError(f'{", ".join(fixed)} cannot change a crawl being resumed: --resume continues '
                            f'with the settings in {crawl_dir.root}/crawl.json. It takes --budget, --rounds, '
-                           '--delay, --hosts-at-once, --timeout, --proxy, --allow-host, --search, --workers and Beam options; for other settings '
+                           '--delay, --hosts-at-once, --timeout, --host-timeouts, --proxy, --allow-host, --search, --workers and Beam options; for other settings '
                            'start a new crawl with --out')
     settings = CrawlSettings.from_dict(crawl_dir.config, source=f'{crawl_dir.root}/crawl.json')
     before = settings.to_dict()
@@ -91,6 +93,7 @@ def resume_settings(crawl_dir: CrawlDir, args: argparse.Namespace, beam_args: li
     settings.fetch.delay = _given(args.delay, settings.fetch.delay)
     settings.fetch.hosts_at_once = _given(args.hosts_at_once, settings.fetch.hosts_at_once)
     settings.fetch.timeout = _given(args.timeout, settings.fetch.timeout)
+    settings.fetch.host_timeouts = _given(args.host_timeouts, settings.fetch.host_timeouts)
     settings.fetch.proxy = _given(args.proxy, settings.fetch.proxy)
     settings.fetch.allow_hosts = _given(args.allow_host, settings.fetch.allow_hosts)
     settings.beam_args = beam_args or settings.beam_args
@@ -239,6 +242,10 @@ def add_parser(subparsers) -> None:
     crawl_parser.add_argument('--timeout', type=float,
                               help='seconds to wait for a response to go on; a whole response gets '
                                    f'three times this (default: {DEFAULT_TIMEOUT})')
+    crawl_parser.add_argument('--host-timeouts', type=non_negative_int, metavar='N',
+                              help='give a host up for the round after N of its requests in a row time out: '
+                                   'its other URLs end in host_unresponsive, not requested (default: '
+                                   f'{DEFAULT_HOST_TIMEOUTS}; 0: never)')
     crawl_parser.add_argument('--workers', type=positive_int,
                               help='local processes running each round (Beam DirectRunner; 1: this process). '
                                    f'Default: a process per core, up to {MAX_LOCAL_WORKERS}, for rounds of '

@@ -30,7 +30,7 @@ from pipelines.state import CrawlDir, PendingRound, final_outcomes
 from runners.progress import RoundProgress
 from runners.ranks import metric_total, rank_round, read_ranking
 
-NOT_REQUESTED = ('robots_disallowed', 'policy_refused')  # refused before any request: not in the budget
+NOT_REQUESTED = ('robots_disallowed', 'policy_refused', 'host_unresponsive')  # no request sent: not in the budget
 DEFAULT_BEAM_ARGS = ['--runner=DirectRunner']
 # From this many URLs a round with the default runner runs in a worker process per core (at most
 # MAX_LOCAL_WORKERS): each worker costs ~1 GB and a few CPU-seconds to start, which a small round

@@ -103,6 +103,22 @@ def test_robots_txt_is_obeyed_and_the_refused_page_never_requested(server):
     assert fetcher_for(server, obey_robots=False).fetch('http://a.test/private/secret').outcome == 'ok'
 
 
+@pytest.mark.parametrize('host_timeouts, outcomes', [
+    (2, ['timeout', 'ok', 'timeout', 'timeout', 'host_unresponsive', 'host_unresponsive']),
+    (0, ['timeout', 'ok', 'timeout', 'timeout', 'ok', 'timeout']),  # 0: never given up
+])
+def test_a_host_whose_requests_time_out_in_a_row_is_given_up(server, host_timeouts, outcomes):
+    late = server.faults.example_urls('latency', [u for u in server.archive.urls() if '/p' in u], 4)
+    plain = [u for u in server.archive.urls() if '/p' in u and server.faults.fault_for(u) is None][:2]
+    fetcher = fetcher_for(server, host_timeouts=host_timeouts)
+    results = [fetcher.fetch(url) for url in [late[0], plain[0], late[1], late[2], plain[1], late[3]]]
+    assert [result.outcome for result in results] == outcomes  # a response between timeouts starts the count again
+    for result in results:
+        if result.outcome == 'host_unresponsive':  # never requested
+            assert len(result.attempts) == 1 and result.final.started_at is None and result.final.http_status is None
+            assert '2 requests to a.test in a row timed out' in result.final.error
+
+
 def test_requests_to_one_host_are_spaced_by_the_host_delay(server):
     fetcher = fetcher_for(server, host_delay=0.3)
     urls = [u for u in server.archive.urls() if '/p' in u and server.faults.fault_for(u) is None][:4]

@@ -30,9 +30,13 @@ def test_bad_settings_say_what_to_change():
         CrawlSettings.from_dict({'seeds': ['http://a.test/']})
     with pytest.raises(SettingsError, match='hosts at once 0: give a whole number of 1 or more'):
         CrawlSettings.from_dict({**CrawlSettings(TOPIC, ['http://a.test/']).to_dict(), 'fetch': {'hosts_at_once': 0}})
+    with pytest.raises(SettingsError, match=r'host timeouts -1: give a whole number of 0 \(never give a host up\)'):
+        CrawlSettings.from_dict({**CrawlSettings(TOPIC, ['http://a.test/']).to_dict(), 'fetch': {'host_timeouts': -1}})
 
 
-def test_a_crawl_json_written_before_hosts_at_once_existed_gets_the_default():
+def test_a_crawl_json_written_before_hosts_at_once_and_host_timeouts_existed_gets_the_defaults():
     document = CrawlSettings(TOPIC, ['http://a.test/']).to_dict()
-    del document['fetch']['hosts_at_once']
-    assert CrawlSettings.from_dict(document).fetch.policy().hosts_at_once == FetchPolicy.hosts_at_once == 8
+    del document['fetch']['hosts_at_once'], document['fetch']['host_timeouts']
+    policy = CrawlSettings.from_dict(document).fetch.policy()
+    assert policy.hosts_at_once == FetchPolicy.hosts_at_once == 8
+    assert policy.host_timeouts == FetchPolicy.host_timeouts == 3

@@ -213,10 +213,35 @@ def test_every_fault_of_the_hostile_profile_ends_in_its_outcome(news_web_dir, tm
                     for kind in EXPECTED_OUTCOMES}
         seeds = [url for urls in examples.values() for url in urls]
         assert seeded_crawl(news_web_dir, server, tmp_path / 'crawl', seeds, '--delay', '0',
-                            '--timeout', '0.8') == 0
+                            '--timeout', '0.8', '--host-timeouts', '0') == 0  # 0: no host given up
     outcomes = final_outcomes(CrawlDir.open(str(tmp_path / 'crawl')).read_table('fetch_log'))
     for kind, urls in examples.items():
         assert {outcomes[u] for u in urls} <= EXPECTED_OUTCOMES[kind], kind
+
+
+def test_a_host_that_times_out_is_given_up_for_the_round_without_spending_the_budget(news_web_dir, tmp_path,
+                                                                                       labels, capsys):
+    plan = FaultPlan('hostile')
+    briefs = [(u, h) for u, h, kind, allowed in zip(labels['url'], labels['host'], labels['kind'],
+                                                    labels['robots_allowed']) if kind == 'brief' and allowed]
+    with SandboxServer(*open_web(news_web_dir), faults=plan) as server:
+        by_host = {}
+        for url, host in briefs:
+            by_host.setdefault(host, []).append(url)
+        host, urls = next((host, urls) for host, urls in sorted(by_host.items())
+                          if plan.example_urls('latency', urls, 1) and sum(plan.fault_for(u) is None for u in urls) >= 2)
+        late = plan.example_urls('latency', urls, 1)
+        plain = [u for u in urls if plan.fault_for(u) is None][:2]
+        other = next(u for h, host_urls in sorted(by_host.items()) if h != host
+                     for u in host_urls if plan.fault_for(u) is None)
+        assert seeded_crawl(news_web_dir, server, tmp_path / 'crawl', late + plain + [other], '--delay', '0',
+                            '--timeout', '0.5', '--host-timeouts', '1') == 0
+    crawl = CrawlDir.open(str(tmp_path / 'crawl'))
+    outcomes = final_outcomes(crawl.read_table('fetch_log'))
+    assert [outcomes[u] for u in late + plain + [other]] == ['timeout', 'host_unresponsive', 'host_unresponsive', 'ok']
+    assert sorted(requested(crawl)) == sorted(late + [other])  # the budget pays for requests only
+    assert crawl.config['fetch']['host_timeouts'] == 1
+    assert 'host_unresponsive 2' in capsys.readouterr().out
 
 
 def frontiers(crawl: CrawlDir) -> list[list[str]]:
@@ -302,10 +327,11 @@ def test_resume_keeps_what_defines_the_crawl_and_takes_a_new_budget(crawls, tmp_
     assert main(['crawl', '--resume', out, '--strategy', 'bfs', '--round-size', '5']) == 2
     message = capsys.readouterr().err
     assert '--strategy, --round-size cannot change a crawl being resumed' in message and '--out' in message
-    assert main(['crawl', '--resume', out, '--budget', '36', '--delay', '0.01', '--hosts-at-once', '2']) == 0
+    assert main(['crawl', '--resume', out, '--budget', '36', '--delay', '0.01', '--hosts-at-once', '2',
+                 '--host-timeouts', '5']) == 0
     crawl = CrawlDir.open(out)
     assert crawl.config['budget'] == 36 and crawl.config['fetch']['delay'] == 0.01
-    assert crawl.config['fetch']['hosts_at_once'] == 2
+    assert crawl.config['fetch']['hosts_at_once'] == 2 and crawl.config['fetch']['host_timeouts'] == 5
     assert crawl.config['strategy'] == 'best-first'
     assert len(requested(crawl)) == 36 and crawl.last_committed_round() > whole.last_committed_round()
 
