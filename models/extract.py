@@ -37,9 +37,9 @@ from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, feature_rows
 from models.html import decode, header_charset
-from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, collapse, context, layout, segment, void_marks
+from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, context, layout, segment,
+                             void_marks)
 from models.text import is_chinese
-from models.urls import normalize_url
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
 _HEADING_WORDS = (
@@ -69,11 +69,6 @@ MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in an
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
-_HTTP_URL = re.compile(r'https?://', re.I)
-_HTTP_SCHEME = re.compile(r'https?:', re.I)
-_TABS_AND_NEWLINES = str.maketrans('', '', '\t\r\n')  # dropped from URLs, as browsers and urllib do
-_ORIGIN = re.compile(r'([a-z][a-z0-9+.-]*)://[^/?#]*', re.I)
-_OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript:, mailto:, ...
 _MARKUP_TAG = re.compile(r'<[^>]*>')
 
 
@@ -121,7 +116,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     if root is None:
         return _failed('no HTML document', encoding)
     landmarks = _landmarks(root)
-    hrefs = _Hrefs(_base_url(landmarks.base, url))
+    hrefs = Hrefs(_base_url(landmarks.base, url))
     meta = {}
     for element in landmarks.metas:
         meta.setdefault((element.get('name') or '').strip().lower(), collapse(element.get('content') or ''))
@@ -231,48 +226,7 @@ def _title(landmarks: _Landmarks) -> str:
     return collapse(''.join(heading.itertext())) if heading is not None else title
 
 
-class _Hrefs:
-    """Resolves a page's hrefs to absolute normalised http(s) URLs, or None (fragments,
-    javascript:, broken). A relative href is appended to the base's directory (or path, for a
-    '?query'): normalize_url resolves its dot segments, as urljoin would, at a tenth of the cost."""
-
-    def __init__(self, base: str):
-        self.base = base
-        origin = _ORIGIN.match(base)
-        self.scheme, self.origin = (origin.group(1), origin.group()) if origin else ('', '')
-        self.path = base.split('#', 1)[0].split('?', 1)[0]
-        self.directory = self.path[:self.path.rfind('/') + 1] if self.path.count('/') > 2 else self.path + '/'
-        self.resolved = {}  # a page links to its menu's pages from several blocks
-
-    def url(self, href: str) -> str | None:
-        if href not in self.resolved:
-            # most hrefs hold no tab or newline: isprintable() says so ~10x faster than translate() does nothing
-            self.resolved[href] = self._resolve((href if href.isprintable() else href.translate(_TABS_AND_NEWLINES))
-                                                .strip())
-        return self.resolved[href]
-
-    def _resolve(self, href: str) -> str | None:
-        if href.startswith(('http://', 'https://')):  # most hrefs
-            absolute = href
-        elif href.startswith('//'):
-            absolute = f'{self.scheme}:{href}'
-        elif href.startswith('/'):
-            absolute = self.origin + href
-        elif not href or href.startswith('#') or _OTHER_SCHEME.match(href):
-            return None
-        elif _HTTP_URL.match(href):  # HTTP:// in capitals
-            absolute = href
-        elif _HTTP_SCHEME.match(href):  # 'http:/path', 'http:path': urljoin's reading of a broken href
-            absolute = urljoin(self.base, href)
-        else:
-            absolute = (self.path if href.startswith('?') else self.directory) + href
-        try:
-            return normalize_url(absolute)
-        except ValueError:  # UrlError
-            return None
-
-
-def _canonical(links: list, hrefs: _Hrefs) -> str | None:
+def _canonical(links: list, hrefs: Hrefs) -> str | None:
     for link in links:
         if 'canonical' in (link.get('rel') or '').lower().split() and link.get('href'):
             return hrefs.url(link.get('href'))
