@@ -171,10 +171,11 @@ _parsers = threading.local()
 
 def _parser() -> etree.HTMLParser:
     """One parser per thread (lxml parsers are not thread-safe). The decoded markup is parsed
-    as UTF-8 bytes, so no charset declaration in the page can decode it a second time."""
+    as UTF-8 bytes, so no charset declaration in the page can decode it a second time. No table of
+    id attributes: nothing looks an element up by id."""
     if not hasattr(_parsers, 'parser'):
         _parsers.parser = etree.HTMLParser(encoding='utf-8', remove_comments=True, remove_pis=True,
-                                           huge_tree=True)
+                                           huge_tree=True, collect_ids=False)
     return _parsers.parser
 
 
