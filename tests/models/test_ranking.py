@@ -4,6 +4,7 @@ import math
 import numpy as np
 import pyarrow as pa
 import pytest
+from scipy import sparse
 
 from models import ranking
 from models.topic import Topic
@@ -61,7 +62,7 @@ def test_cosine_and_jaccard_are_eq5_and_eq4_averaged_over_the_seeds():
 def test_the_bayesian_ranker_is_bayesian_sets_in_closed_form():
     query = np.array([[1, 0], [1, 1]])
     background = ranking.BayesBackground(np.array([2.0, 1.0]), 4)   # m = (0.5, 0.25)
-    constant, weights = ranking.bayesian_sets(ranking.sparse.csr_matrix(query), background, c=2.0)
+    constant, weights = ranking.bayesian_sets(sparse.csr_matrix(query), background, c=2.0)
     a, b = np.array([1.0, 0.5]), np.array([1.0, 1.5])
     a_post, b_post = a + [2, 1], b + [0, 1]
     assert weights == pytest.approx(np.log(a_post / a) - np.log(b_post / b))
