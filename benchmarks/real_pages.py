@@ -8,7 +8,8 @@ Webs (--webs):
   so Extract decodes by the page's own meta tag. Each copy keeps its links as written: relative
   ones resolve to the copy's own host and directory, absolute ones point at the original sites
   (the same targets for every copy of a page), so the round does a real page's work per page
-  while the candidates table holds fewer distinct URLs than ~97 per page.
+  while the candidates table holds fewer distinct URLs than ~97 per page. --page-dir DIR replicates
+  the *.html and *.htm files of DIR instead (a held-out set of real pages, say), the same way.
 * wikispeedia: --pages random article and index URLs of the Wikispeedia sandbox web (English).
 
 Each web is replayed by Focal's own server (`focal sandbox serve WEB_DIR`) in its own process,
@@ -37,6 +38,7 @@ Parquet), in ms of CPU per page scaled to an unprofiled run.
 Run (from the project root; the shared data beside it, or FOCAL_SHARED_DATA set):
     PYTHONPATH=. .venv/bin/python benchmarks/real_pages.py [--webs cwced,wikispeedia] [--pages 2000]
         [--modes in_memory:1,multi_processing:1,multi_processing:2] [--repeat 2] [--workdir DIR]
+        [--page-dir DIR]
 """
 import argparse
 import cProfile
@@ -121,13 +123,17 @@ class Crawl:
 
 # -- the webs ---------------------------------------------------------------------------------
 
-def cwced_web(workdir: Path, pages: int, hosts: int) -> Web:
-    """The CWCED pages replicated under `pages` URLs on `hosts` hosts, as a WARC and a web directory
-    `focal sandbox serve` reads (an empty search index: a round searches nothing)."""
-    sources = sorted((shared_data_dir() / 'extraction' / 'cwced' / 'original').glob('*.html'))
+def cwced_web(workdir: Path, pages: int, hosts: int, page_dir: Path | None = None) -> Web:
+    """The CWCED pages (or those of `page_dir`) replicated under `pages` URLs on `hosts` hosts, as a
+    WARC and a web directory `focal sandbox serve` reads (an empty search index: a round searches
+    nothing). A web built before from the same files is reused."""
+    name = 'cwced' if page_dir is None else page_dir.name
+    page_dir = page_dir or shared_data_dir() / 'extraction' / 'cwced' / 'original'
+    sources = sorted(path for path in page_dir.glob('*') if path.suffix.lower() in ('.html', '.htm'))
     if not sources:
-        sys.exit(f'no CWCED pages in {shared_data_dir()}/extraction/cwced/original')
-    web_dir = workdir / f'cwced-{pages}-{hosts}'
+        sys.exit(f'no .html or .htm pages in {page_dir}: give --page-dir a directory of HTML files')
+    files = hashlib.sha256(repr([(path.name, path.stat().st_size) for path in sources]).encode()).hexdigest()[:8]
+    web_dir = workdir / f'{name}-{files}-{pages}-{hosts}'
     urls = [f'http://news-{n % hosts:02d}.example.cn/2012/{1 + n // 28 % 12:02d}{1 + n % 28:02d}/{n:05d}.html'
             for n in range(pages)]
     if not (web_dir / 'search').exists():
@@ -145,7 +151,7 @@ def cwced_web(workdir: Path, pages: int, hosts: int) -> Web:
         SearchIndexBuilder().build().save(web_dir / 'search')
     topic = workdir / 'housing-topic.yaml'
     topic.write_text(yaml.safe_dump(HOUSING_TOPIC, allow_unicode=True), encoding='utf-8')
-    return Web('cwced', web_dir, urls, topic)
+    return Web(name, web_dir, urls, topic)
 
 
 def wikispeedia_web(web_dir: Path, pages: int) -> Web:
@@ -427,6 +433,9 @@ def main():
     parser.add_argument('--webs', default='cwced,wikispeedia', help='comma-separated: cwced, wikispeedia')
     parser.add_argument('--pages', type=int, default=2000, help='URLs in the round (default: %(default)s)')
     parser.add_argument('--hosts', type=int, default=20, help='hosts of the CWCED copies (default: %(default)s)')
+    parser.add_argument('--page-dir', type=Path, metavar='DIR',
+                        help='replicate the .html and .htm files of DIR (their bytes as they are) for the cwced web '
+                             'instead of the CWCED pages: a held-out set of real pages, say')
     parser.add_argument('--modes', default=DEFAULT_MODES,
                         help='comma-separated MODE:WORKERS (Beam --direct_running_mode in_memory, multi_threading, '
                              'multi_processing; --direct_num_workers); the first is the correctness reference '
@@ -457,18 +466,18 @@ def main():
     crawls, profiles = [], {}
     try:
         for name in args.webs.split(','):
-            web = (cwced_web(workdir, args.pages, args.hosts) if name == 'cwced'
+            web = (cwced_web(workdir, args.pages, args.hosts, args.page_dir) if name == 'cwced'
                    else wikispeedia_web(args.wiki_web or workdir / 'wikispeedia', args.pages))
             server = Server(web.web_dir)
             try:
-                print(f'{name}: {len(web.urls)} URLs on {len({u.split("/")[2] for u in web.urls})} hosts, served at '
+                print(f'{web.name}: {len(web.urls)} URLs on {len({u.split("/")[2] for u in web.urls})} hosts, served at '
                       f'{server.proxy}', flush=True)
                 if args.profile_pages:
-                    profiles[name] = stage_profile(web.urls[:args.profile_pages], server.proxy, web.topic, workdir)
+                    profiles[web.name] = stage_profile(web.urls[:args.profile_pages], server.proxy, web.topic, workdir)
                 for repeat in range(1, args.repeat + 1):
                     for mode, workers in modes:
                         crawl = run_crawl(web, server.proxy, mode, workers, repeat,
-                                          workdir / f'crawl-{name}-{mode}-{workers}', server, args.beam_arg,
+                                          workdir / f'crawl-{web.name}-{mode}-{workers}', server, args.beam_arg,
                                           int(args.max_rss * 2**30), fetch_args)
                         crawls.append(crawl)
                         print(f'  {mode}:{workers} #{repeat}: {crawl.pages} pages, wall {crawl.wall:.1f} s, '
