@@ -2,29 +2,56 @@
 
 Reads raw bytes (a file's, or a URL's fetched by Focal's fetcher with its address policy and
 robots.txt), so the charset is decided by Focal. One process handles every input: the parser
-and jieba's dictionary load once.
+and jieba's dictionary load once. URLs are fetched several hosts at once, one request at a time
+per host, while the pages already fetched are extracted; results are printed in input order.
 """
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from models.extract import ExtractedPage, extract_page
-from models.fetch import FetchPolicy, Fetcher
+from models.fetch import FetchPolicy, Fetcher, FetchResult, HostFetchPool
+from models.urls import host_of
 
 
 def _is_url(source: str) -> bool:
     return source.lower().startswith(('http://', 'https://'))
 
 
-def read_source(source: str, fetcher: Fetcher) -> tuple[str, bytes, str | None, str | None]:
-    """(url, bytes, content type, error) of a file or URL."""
-    if _is_url(source):
-        result = fetcher.fetch(source)
-        if result.outcome != 'ok':
-            detail = result.final.error or f'HTTP {result.final.http_status}'
-            return source, b'', None, f'fetch {result.outcome}: {detail}'
-        return result.final.final_url, result.body, result.final.content_type, None
+def read_sources(sources: list[str], fetcher: Fetcher) -> Iterator[tuple[str, bytes, str | None, str | None]]:
+    """(url, bytes, content type, error) of each file or URL, in the order given."""
+    urls = {index: source for index, source in enumerate(sources) if _is_url(source)}
+    pool = HostFetchPool(fetcher.fetch, fetcher.policy.hosts_at_once)
+    by_host = {}
+    for index, url in urls.items():
+        by_host.setdefault(host_of(url), []).append((index, url))
+    for items in by_host.values():
+        pool.submit(items, lambda item: item[1])
+    arrived, results = {}, pool.completed(wait=True)
+    try:
+        for index, source in enumerate(sources):
+            if index not in urls:
+                yield _read_file(source)
+                continue
+            while index not in arrived:
+                (done, _), result = next(results)
+                arrived[done] = result
+            yield _fetched(source, arrived.pop(index))
+    finally:
+        pool.close()
+
+
+def _fetched(url: str, result: FetchResult) -> tuple[str, bytes, str | None, str | None]:
+    if result.outcome != 'ok':
+        detail = result.final.error or f'HTTP {result.final.http_status}'
+        return url, b'', None, f'fetch {result.outcome}: {detail}'
+    return result.final.final_url, result.body, result.final.content_type, None
+
+
+def _read_file(source: str) -> tuple[str, bytes, str | None, str | None]:
     path = Path(source)
     try:
         return path.resolve().as_uri(), path.read_bytes(), None, None
@@ -63,12 +90,12 @@ def run(args: argparse.Namespace) -> int:
     render = as_json if args.format == 'json' else as_text
     failures = 0
     try:
-        for source in args.sources:
-            url, body, content_type, error = read_source(source, fetcher)
-            page = None if error else extract_page(body, url, content_type)
-            error = error or (page.error if page else None)
-            failures += bool(error)
-            print(render(url, page, error), flush=True)
+        with contextlib.closing(read_sources(args.sources, fetcher)) as inputs:  # its fetch threads stop with it
+            for url, body, content_type, error in inputs:
+                page = None if error else extract_page(body, url, content_type)
+                error = error or (page.error if page else None)
+                failures += bool(error)
+                print(render(url, page, error), flush=True)
     finally:
         fetcher.close()
     if failures and args.format == 'text':

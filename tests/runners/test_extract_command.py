@@ -45,6 +45,24 @@ def test_urls_are_fetched_through_a_proxy_and_shown_as_text(tmp_path, capsys):
     assert '== http://a.test/missing\nerror: fetch http_4xx: HTTP 404' in out
 
 
+def test_urls_of_several_hosts_and_files_come_out_in_input_order(tmp_path, capsys):
+    pages = {**numbered_pages('a.test', 4), **numbered_pages('b.test', 4), **numbered_pages('c.test', 4)}
+    archive = Archive.scan([write_pages(tmp_path / 'web.warc.gz', pages)])
+    page = tmp_path / 'page.html'
+    page.write_text(ARTICLE.format(title='Rain', text='Heavy rain fell over the city for three days.'),
+                    encoding='utf-8')
+    sources = ['http://c.test/p3', 'http://a.test/p1', str(page), 'http://b.test/p2', 'http://a.test/p0',
+               'http://c.test/missing', 'http://b.test/p0', 'http://a.test/p3']
+    with SandboxServer(archive, SearchIndexBuilder().build()) as server:
+        assert main(['extract', '--format', 'json', *sources, '--proxy', server.proxy_url]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line['url'] for line in lines] == [page.resolve().as_uri() if source == str(page) else source
+                                               for source in sources]
+    assert [line.get('title') for line in lines] == ['North 3', 'North 1', 'Rain', 'North 2', 'North 0', None,
+                                                     'North 0', 'North 3']
+    assert lines[5]['error'] == 'fetch http_4xx: HTTP 404'
+
+
 def test_nothing_readable_is_a_failure(tmp_path, capsys):
     assert main(['extract', str(tmp_path / 'nothing.html')]) == 1
     assert 'could not be read' in capsys.readouterr().err
