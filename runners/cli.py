@@ -1,53 +1,47 @@
 """The `focal` command. Each subcommand lives in its own module and registers its parser here."""
 import argparse
 import gc
+import importlib
 import logging
 import sys
 
-from models.evaluation import EvaluationError
-from models.pagerank import PageRankError
-from models.ranking import RankingError
-from models.settings import SettingsError
-from models.strategies import StrategyError
-from models.topic import TopicError
-from pipelines.state import StateError
-from runners import (bench, crawl_command, demo, evaluate_command, extract_command, portable, rank_command, sandbox_command,
-                     topic_command)
-from runners.command import CommandError
-from runners.driver import CrawlError
-from runners.report import ReportError
-from sandbox.archive import ArchiveError
-from sandbox.build import BuildError
-from sandbox.faults import FaultError
-from sandbox.jsonl_web import CorpusError
-from sandbox.search_index import SearchIndexError
-from sandbox.server import SandboxError
-from sandbox.stats import WebDirError
-
-USER_ERRORS = (CommandError, CrawlError, SettingsError, StrategyError, TopicError, StateError, BuildError, CorpusError, WebDirError,
-               ArchiveError, SearchIndexError, FaultError, SandboxError, ReportError, RankingError, PageRankError,
-               EvaluationError)
+# Each subcommand's module, in the order `focal --help` lists them. A run imports its own only:
+# importing every one (the sandbox's search index and scipy, the bench's report) cost each crawl
+# process ~0.15 CPU-s.
+COMMANDS = {'topic': 'runners.topic_command', 'sandbox': 'runners.sandbox_command', 'crawl': 'runners.crawl_command',
+            'inspect': 'runners.crawl_command', 'rank': 'runners.rank_command', 'evaluate': 'runners.evaluate_command',
+            'bench': 'runners.bench', 'extract': 'runners.extract_command', 'demo': 'runners.demo',
+            'portable-runner': 'runners.portable'}
+# The errors a user's input or environment causes (said in a line, exit 2), by module: a module the
+# run has not imported cannot have raised its error.
+USER_ERRORS = {'runners.command': 'CommandError', 'runners.driver': 'CrawlError', 'models.settings': 'SettingsError',
+               'models.strategies': 'StrategyError', 'models.topic': 'TopicError', 'pipelines.state': 'StateError',
+               'sandbox.build': 'BuildError', 'sandbox.jsonl_web': 'CorpusError', 'sandbox.stats': 'WebDirError',
+               'sandbox.archive': 'ArchiveError', 'sandbox.search_index': 'SearchIndexError',
+               'sandbox.faults': 'FaultError', 'sandbox.server': 'SandboxError', 'runners.report': 'ReportError',
+               'models.ranking': 'RankingError', 'models.pagerank': 'PageRankError',
+               'models.evaluation': 'EvaluationError'}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def user_errors() -> tuple[type, ...]:
+    return tuple(getattr(sys.modules[module], name) for module, name in USER_ERRORS.items() if module in sys.modules)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `command`'s module only."""
     parser = argparse.ArgumentParser(
         prog='focal', description='Focused crawling and domain web discovery on Apache Beam.')
     parser.add_argument('-v', '--verbose', action='store_true', help='log debug messages')
     subparsers = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    topic_command.add_parser(subparsers)
-    sandbox_command.add_parser(subparsers)
-    crawl_command.add_parser(subparsers)
-    rank_command.add_parser(subparsers)
-    evaluate_command.add_parser(subparsers)
-    bench.add_parser(subparsers)
-    extract_command.add_parser(subparsers)
-    demo.add_parser(subparsers)
-    portable.add_parser(subparsers)
+    for module in dict.fromkeys(module for name, module in COMMANDS.items() if command in (None, name)):
+        importlib.import_module(module).add_parser(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((word for word in argv if not word.startswith('-')), None)
+    parser = build_parser(command if command in COMMANDS else None)
     args, beam_args = parser.parse_known_args(argv)
     takes_beam_args = getattr(args, 'takes_beam_args', False)
     if beam_args and not takes_beam_args:
@@ -56,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
                         format='%(levelname)s %(name)s: %(message)s', force=True)  # Beam's import set a handler
     try:
         return args.handler(args, beam_args) if takes_beam_args else args.handler(args)
-    except USER_ERRORS as error:
+    except Exception as error:
+        if not isinstance(error, user_errors()):
+            raise
         print(f'focal: error: {error}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
