@@ -44,7 +44,7 @@ cdef dict _TAG_ROLES = {  # typed module globals: Cython reads them with C calls
                     'caption'.split(), LINE),
 }
 cdef dict _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
-              'aside': 'related'}
+                        'aside': 'related'}
 _ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
 # A line's start marker says which tag began it, in a whitespace character text processing drops
 # anyway (str.split), so the block model can count paragraphs, list items and headings.
