@@ -21,8 +21,16 @@ def _is_url(source: str) -> bool:
     return source.lower().startswith(('http://', 'https://'))
 
 
+WINDOW = 64  # inputs fetched ahead of the one printed: at most this many bodies wait in memory
+
+
 def read_sources(sources: list[str], fetcher: Fetcher) -> Iterator[tuple[str, bytes, str | None, str | None]]:
     """(url, bytes, content type, error) of each file or URL, in the order given."""
+    for start in range(0, len(sources), WINDOW):
+        yield from _read_window(sources[start:start + WINDOW], fetcher)
+
+
+def _read_window(sources: list[str], fetcher: Fetcher) -> Iterator[tuple[str, bytes, str | None, str | None]]:
     urls = {index: source for index, source in enumerate(sources) if _is_url(source)}
     pool = HostFetchPool(fetcher.fetch, fetcher.policy.hosts_at_once)
     by_host = {}
