@@ -98,9 +98,11 @@ def collapse(text: str) -> str:
     return ' '.join(text.split())
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)
 def _attribute_hint(attributes: str):
-    """The block class a class/id value names; 'sideBar', 'side-bar' and 'sidebar' alike."""
+    """The block class a class/id value names; 'sideBar', 'side-bar' and 'sidebar' alike. Remembered
+    for as many values as a round's sites use together, its pages interleaved (over the 1,166
+    extraction pages: 35,118 misses against 39,871 when it kept 4,096)."""
     tokens = [token.lower() for token in _TOKEN.findall(attributes)]
     words = ' '.join(tokens + [first + second for first, second in zip(tokens, tokens[1:])])
     return next((kind for kind, pattern in _CLASS_WORDS if pattern.search(words)), None)
