@@ -6,7 +6,22 @@ term_stats table); `TermStats` holds the counts one page's scoring looks up.
 import collections
 import dataclasses
 import math
-from typing import Iterable
+from typing import Iterable, Mapping
+
+
+class IdfTable(dict):
+    """term -> lg(D / (1 + D_i)) for fixed counts, computed the first time a term is looked up (a
+    round's pages share most terms): 0 or below for a term in every document, lg(D) for an unseen
+    one. A hit is a plain dict lookup, without a Python call (a third of scoring a page was the call)."""
+
+    def __init__(self, documents: int, document_frequency: Mapping[str, int]):
+        super().__init__()
+        self.documents, self.document_frequency = documents, document_frequency
+
+    def __missing__(self, term: str) -> float:
+        weight = self[term] = (math.log10(self.documents / (1 + self.document_frequency.get(term, 0)))
+                               if self.documents else 0.0)
+        return weight
 
 
 @dataclasses.dataclass
@@ -14,14 +29,16 @@ class TermStats:
     """D (documents seen) and D_i (documents containing term i) of WL eq. 3."""
     documents: int = 0
     document_frequency: collections.Counter = dataclasses.field(default_factory=collections.Counter)
-    # idf of the terms looked up since the counts last changed (a round's pages share most terms):
-    # the counts change through add_document only
-    _idf: dict = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
+    idfs: IdfTable = dataclasses.field(init=False, repr=False, compare=False)  # anew whenever the counts change
+
+    def __post_init__(self):
+        self.idfs = IdfTable(self.documents, self.document_frequency)
 
     def add_document(self, terms: Iterable[str]) -> 'TermStats':
+        """The counts change only here."""
         self.documents += 1
         self.document_frequency.update(set(terms))
-        self._idf.clear()
+        self.idfs = IdfTable(self.documents, self.document_frequency)
         return self
 
     @classmethod
@@ -33,11 +50,7 @@ class TermStats:
 
     def idf(self, term: str) -> float:
         """lg(D / (1 + D_i)): 0 or below for a term in every document; lg(D) for an unseen one."""
-        weight = self._idf.get(term)
-        if weight is None:
-            weight = self._idf[term] = (math.log10(self.documents / (1 + self.document_frequency.get(term, 0)))
-                                        if self.documents else 0.0)
-        return weight
+        return self.idfs[term]
 
 
 def tfidf_weights(terms: list[str], stats: TermStats) -> dict[str, float]:
@@ -45,7 +58,5 @@ def tfidf_weights(terms: list[str], stats: TermStats) -> dict[str, float]:
     if not terms:
         return {}
     counts = collections.Counter(terms)
-    total, known, idf = len(terms), stats._idf, stats.idf
-    # the idf cache read here first: a method call per term was a third of scoring a page (a 0.0
-    # weight is looked up again by idf(), which returns the same 0.0)
-    return {term: n / total * (known.get(term) or idf(term)) for term, n in counts.items()}
+    total, idfs = len(terms), stats.idfs
+    return {term: n / total * idfs[term] for term, n in counts.items()}
