@@ -1,4 +1,5 @@
 """`focal` as a user runs it: the installed console command, and its errors."""
+import importlib
 import pathlib
 import re
 import shutil
@@ -89,10 +90,8 @@ def test_demo_benches_the_sandbox_and_checks_its_reports(tmp_path, capsys, news_
 def test_each_subcommand_comes_from_its_module_and_each_user_error_names_an_exception():
     """The registries runners.cli imports lazily from: a renamed command or error class fails here,
     not when a user meets it."""
-    import importlib
-    import subprocess as sub
-
     from runners import cli
+
     def lists(parser, command):
         return re.search(rf'\n    {re.escape(command)}\s', parser.format_help()) is not None
 
@@ -101,7 +100,7 @@ def test_each_subcommand_comes_from_its_module_and_each_user_error_names_an_exce
     assert set(re.findall(r'\n    (\S+)', cli.build_parser().format_help())) == set(cli.COMMANDS)
     for module, name in cli.USER_ERRORS.items():
         assert issubclass(getattr(importlib.import_module(module), name), Exception), (module, name)
-    imported = sub.run([sys.executable, '-c', 'import sys; from runners import cli; cli.build_parser("crawl"); '
-                        'print(sorted(m for m in sys.modules if m.startswith(("runners.", "sandbox."))))'],
-                       capture_output=True, text=True, check=True).stdout
+    imported = subprocess.run([sys.executable, '-c', 'import sys; from runners import cli; cli.build_parser("crawl"); '
+                               'print(sorted(m for m in sys.modules if m.startswith(("runners.", "sandbox."))))'],
+                              capture_output=True, text=True, check=True).stdout
     assert 'runners.crawl_command' in imported and 'runners.bench' not in imported and 'sandbox.' not in imported
