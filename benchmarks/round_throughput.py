@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pvalue import TaggedOutput
@@ -69,11 +70,13 @@ def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict
     extract.setup()  # the topic's keywords as dictionary words, as in a round
     extracted = [page for fetched_page in fetched for page in extract.process(fetched_page)]
     stats = TermStats.from_documents(page['tokens'].split() for page in extracted)
+    frequency_tables = [pa.table({'term': list(stats.document_frequency),
+                                  'documents': list(stats.document_frequency.values())})]  # the side input's form
     score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)
     score.setup()
     pages, links = [], []
     for page in extracted:
-        for row in score.process(page, stats.documents, stats.document_frequency):
+        for row in score.process(page, stats.documents, frequency_tables):
             if not hasattr(row, 'tag'):
                 pages.append(row)
             elif row.tag == Score.LINKS:

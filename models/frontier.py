@@ -4,10 +4,12 @@ Every link a strategy scores becomes a candidate row; the round pipeline's Updat
 the previous round's rows and the new ones by URL and merges them here, so the rule is one pure
 function whatever runner executes it: the best link's row wins (highest priority, then the one
 found first), the depth budget is the largest any link gave (SSAPS keeps the max depth), the first
-round is the earliest, and the links are counted.
+round is the earliest, and the links are counted. Rows are merged as pyarrow tables (a column at a
+time), as UpdateFrontier moves them.
 """
-import math
-from typing import Iterable
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from models.strategies.base import LinkFeatures, LinkScore, ParentPage
 from models.urls import host_of
@@ -35,19 +37,32 @@ def seed_candidate(url: str, seed_index: int, depth: int, round_number: int) -> 
             'title': None, 'snippet': None, 'inherited': None}
 
 
-def preference(row: dict) -> tuple:
-    """Smaller is better: priority, then discovery order; the parent URL makes the order total."""
-    unknown = math.inf
-    return (-row['priority'], row['first_round'],
-            unknown if row['parent_position'] is None else row['parent_position'],
-            unknown if row['link_index'] is None else row['link_index'], row['parent_url'] or '')
+# The order that picks a URL's best row: highest priority, then the one found first (earliest
+# round, its page's place in that round's frontier, the link's place on the page; unknown places
+# last), then the parent URL (none first), so the choice never depends on the order rows come in.
+BEST_FIRST = [('priority', 'descending', 'at_end'), ('first_round', 'ascending', 'at_end'),
+              ('parent_position', 'ascending', 'at_end'), ('link_index', 'ascending', 'at_end'),
+              ('parent_url', 'ascending', 'at_start')]
 
 
-def merge_candidates(rows: Iterable[dict], round_number: int) -> dict:
-    """One URL's rows (from earlier rounds and this one) -> its row in this round's table."""
-    rows = list(rows)
-    best = min(rows, key=preference)
-    return {**best, 'round': round_number,
-            'depth': max(row['depth'] for row in rows),
-            'first_round': min(row['first_round'] for row in rows),
-            'times_linked': sum(row['times_linked'] for row in rows)}
+def merge_candidates(rows: pa.Table, round_number: int) -> pa.Table:
+    """Candidate rows of any URLs (earlier rounds' and this one's) -> a row per URL, sorted by URL,
+    in this round's table. Columns at once: a round merges ~100 rows a real page."""
+    if rows.num_rows == 0:
+        return rows
+    ordered = rows.sort_by([('url', 'ascending', 'at_end'), *BEST_FIRST])
+    urls = ordered['url']
+    first = np.ones(len(urls), dtype=bool)
+    first[1:] = pc.not_equal(urls[1:], urls[:-1]).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(first)
+
+    def per_url(column: str, reduce: np.ufunc) -> pa.Array:
+        values = ordered[column].to_numpy()
+        return pa.array(reduce.reduceat(values, starts), ordered.schema.field(column).type)
+
+    best = ordered.filter(pa.array(first))
+    for column, value in (('round', pa.array(np.full(len(starts), round_number), best.schema.field('round').type)),
+                          ('depth', per_url('depth', np.maximum)), ('first_round', per_url('first_round', np.minimum)),
+                          ('times_linked', per_url('times_linked', np.add))):
+        best = best.set_column(best.schema.get_field_index(column), column, value)
+    return best

@@ -35,15 +35,14 @@ from transforms.extract import Extract
 from transforms.fetch import Fetch, reached_urls
 from transforms.frontier import UpdateFrontier
 from transforms.score import Score
+from transforms.tables import rows_table
 
 
 class _RowsToTables(beam.DoFn):
     """Rows (or lists of rows) -> a pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row
-    group's worth), built in C++ from all of them at once. Beam's row-at-a-time WriteToParquet
-    looks up each column's schema field for every row in Python: 4% of a whole crawl's
-    instructions (300 CWCED pages, callgrind). The rows are turned into columns first: pyarrow
-    builds a table from lists of values in a third of the time it takes from dicts (2.4 -> 1.1
-    µs a link row, the transposition included); a column a row lacks is null, as from_pylist makes it."""
+    group's worth), built in C++ from all of them at once (transforms/tables.py rows_table).
+    Beam's row-at-a-time WriteToParquet looks up each column's schema field for every row in
+    Python: 4% of a whole crawl's instructions (300 CWCED pages, callgrind)."""
     ROWS_PER_TABLE = 10_000
 
     def __init__(self, table_schema: pa.Schema, row_lists: bool):
@@ -67,26 +66,31 @@ class _RowsToTables(beam.DoFn):
 
     def _table(self) -> pa.Table:
         rows, self.rows = self.rows, []
-        return pa.Table.from_pydict({name: [row.get(name) for row in rows] for name in self.schema.names},
-                                    self.schema)
+        return rows_table(rows, self.schema)
 
 
 class WriteTable(beam.PTransform):
     """Rows -> Parquet shards of one crawl table in a pending round directory. With `row_lists`
-    each element is a list of rows (a page's links: ~100 on a real page)."""
+    each element is a list of rows (a page's links: ~100 on a real page); with `tables`, a pyarrow
+    table with the table's columns (cast to its schema here)."""
 
-    def __init__(self, directory: str, table: str, row_lists: bool = False):
+    def __init__(self, directory: str, table: str, row_lists: bool = False, tables: bool = False):
         super().__init__()
         self.directory = directory
         self.table = table
         self.row_lists = row_lists
+        self.tables = tables
 
     def expand(self, rows):
         path, table_schema = posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table]
-        return (rows
-                | 'ToTables' >> beam.ParDo(_RowsToTables(table_schema, self.row_lists))
-                | 'Write' >> beam.io.WriteToParquetBatched(path, table_schema, file_name_suffix='.parquet',
-                                                           shard_name_template='-SSSSS-of-NNNNN'))
+        if self.tables:
+            tables = rows | 'ToSchema' >> beam.Map(
+                lambda table: table.select(table_schema.names).cast(table_schema)).with_output_types(pa.Table)
+        else:
+            tables = rows | 'ToTables' >> beam.ParDo(
+                _RowsToTables(table_schema, self.row_lists)).with_output_types(pa.Table)
+        return tables | 'Write' >> beam.io.WriteToParquetBatched(path, table_schema, file_name_suffix='.parquet',
+                                                                shard_name_template='-SSSSS-of-NNNNN')
 
 
 def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
@@ -157,19 +161,19 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
         frontier | 'WriteFrontier' >> WriteTable(out, 'frontier')
     fetch_log | 'WriteFetchLog' >> WriteTable(out, 'fetch_log')
 
-    prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous)
+    prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous, batched=True)
     scored = extracted | 'Score' >> Score(settings.topic, strategy, number, prior_documents(crawl, earlier), prior_terms)
     scored[Score.PAGES] | 'WritePages' >> WriteTable(out, 'pages')
     scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links', row_lists=True)
-    scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats')
+    scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats', tables=True)
 
     reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))
                | 'AllReachedUrls' >> beam.Flatten())
-    previous_candidates = pipeline | 'ReadCandidates' >> ReadCommitted(crawl, 'candidates', previous)
+    previous_candidates = pipeline | 'ReadCandidates' >> ReadCommitted(crawl, 'candidates', previous, batched=True)
     candidates = ({'previous': previous_candidates, 'found': scored[Score.FOUND],
                    'waiting': pipeline | 'Discovered' >> beam.Create(list(discovered)), 'reached': reached}
-                  | 'UpdateFrontier' >> UpdateFrontier(number))
-    candidates | 'WriteCandidates' >> WriteTable(out, 'candidates')
+                  | 'UpdateFrontier' >> UpdateFrontier(number, schema.CANDIDATES))
+    candidates | 'WriteCandidates' >> WriteTable(out, 'candidates', tables=True)
     return pipeline
 
 

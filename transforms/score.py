@@ -39,10 +39,10 @@ class ScorePagesFn(beam.DoFn):
         self.round = round_number
 
     def setup(self):
-        self.relevance = None
+        self.relevance = self.tables = None
 
-    def process(self, extracted, documents, document_frequency):
-        relevance = self._relevance(documents, document_frequency)
+    def process(self, extracted, documents, frequency_tables):
+        relevance = self._relevance(documents, frequency_tables)
         tokens = extracted['tokens'].split()
         source = extracted['final_url']
         page = self.strategy.score_page(PageFeatures(extracted['url'], source, tokens, extracted['blocks'],
@@ -58,7 +58,7 @@ class ScorePagesFn(beam.DoFn):
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
-        edges, link_words = [], self._link_words
+        edges, found, link_words = [], [], self._link_words
         for index, link in enumerate(extracted['links']):
             url, anchor, context, block, anchor_words, context_words, url_words, block_index = link
             anchor_terms, anchor_relevance = link_words(anchor_words)
@@ -74,16 +74,22 @@ class ScorePagesFn(beam.DoFn):
                           'url_relevance': features.url_relevance,
                           'priority': None if score is None else score.priority})
             if score is not None:
-                yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidate(features, parent, score, index, self.round))
+                found.append(link_candidate(features, parent, score, index, self.round))
         if edges:
             yield beam.pvalue.TaggedOutput(Score.LINKS, edges)
+        if found:
+            yield beam.pvalue.TaggedOutput(Score.FOUND, found)
 
-    def _relevance(self, documents: int, document_frequency: dict) -> TopicRelevance:
+    def _relevance(self, documents: int, frequency_tables: list) -> TopicRelevance:
         """One for as long as the side inputs stay the same objects (a bundle's pages, usually), so
-        each term's idf is computed once and not once per page."""
-        stats = self.relevance and self.relevance.stats
-        if stats is None or stats.documents != documents or stats.document_frequency is not document_frequency:
-            self.relevance = TopicRelevance(self.topic, TermStats(documents, document_frequency))
+        the tables of (term, pages holding it) become a dict and each term's idf is computed once,
+        not once per page."""
+        if self.relevance is None or self.relevance.stats.documents != documents or self.tables is not frequency_tables:
+            frequency = {}
+            for table in frequency_tables:
+                frequency.update(zip(table['term'].to_pylist(), table['documents'].to_pylist()))
+            self.relevance = TopicRelevance(self.topic, TermStats(documents, frequency))
+            self.tables = frequency_tables
             self.known_link_words = {}  # joined terms -> (terms, relevance), with these statistics
         return self.relevance
 
@@ -101,9 +107,10 @@ class ScorePagesFn(beam.DoFn):
 class Score(beam.PTransform):
     """Extracted pages -> {'pages': page rows, 'links': each page's edge rows (a list per page: ~100
     rows of a real page travel and are written as one element), 'found': candidate rows of the
-    links the strategy keeps, 'term_stats': the crawl's cumulative (term, pages) counts}.
+    links the strategy keeps (a list per page too), 'term_stats': tables of the crawl's cumulative
+    (round, term, pages) counts}.
 
-    `prior_term_stats` is the previous round's committed term_stats (a PCollection of rows) and
+    `prior_term_stats` is the previous round's committed term_stats (tables: ReadCommitted batched) and
     `prior_documents` the pages fetched before this round (D of WL eq. 3, from the manifests).
     """
     PAGES, LINKS, FOUND, TERM_STATS = 'pages', 'links', 'found', 'term_stats'
@@ -120,17 +127,14 @@ class Score(beam.PTransform):
     def expand(self, extracted):
         frequencies = (extracted
                        | 'Terms' >> beam.Map(lambda page: (page['tokens'].split(), link_terms(page)))
-                       | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats))
+                       | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats, self.round))
         prior_documents = self.prior_documents
         documents = (extracted
                      | 'CountPages' >> beam.combiners.Count.Globally()
                      | 'AddPriorPages' >> beam.Map(lambda pages: pages + prior_documents))
         scored = extracted | 'ScorePages' >> beam.ParDo(
             ScorePagesFn(self.topic, self.strategy, self.round),
-            beam.pvalue.AsSingleton(documents), beam.pvalue.AsDict(frequencies['lookup'])
+            beam.pvalue.AsSingleton(documents), beam.pvalue.AsList(frequencies['lookup'])
         ).with_outputs(self.LINKS, self.FOUND, main=self.PAGES)
-        round_number = self.round
-        term_rows = frequencies['cumulative'] | 'TermStatsRows' >> beam.Map(
-            lambda total: {'round': round_number, 'term': total[0], 'documents': total[1]})
         return {self.PAGES: scored[self.PAGES], self.LINKS: scored[self.LINKS],
-                self.FOUND: scored[self.FOUND], self.TERM_STATS: term_rows}
+                self.FOUND: scored[self.FOUND], self.TERM_STATS: frequencies['cumulative']}

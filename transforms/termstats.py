@@ -1,67 +1,100 @@
-"""The crawl's document frequencies as data (WL eq. 3's D_i), updated in Beam each round."""
+"""The crawl's document frequencies as data (WL eq. 3's D_i), updated in Beam each round.
+
+Counts travel as pyarrow tables, one per shuffle partition of their terms (transforms/tables.py)
+and bundle, and each partition's counts are summed and joined a column at a time: as a (term,
+count) element each, the round's terms and every term the crawl has seen (the committed
+statistics grow with it) went one by one through a combine, a join and the join's flatten."""
 import collections
 
 import apache_beam as beam
+import pyarrow as pa
+import pyarrow.compute as pc
+from apache_beam import typehints
 from apache_beam.transforms.window import GlobalWindows
 
+from transforms.tables import key_partitions
 
-def _union(term_sets):
-    union = set()
-    for terms in term_sets:
-        union.update(terms)
-    return union
+COUNTS = pa.schema([('term', pa.string()), ('documents', pa.int64())])
+TERMS = pa.schema([('term', pa.string())])
+TAGGED = typehints.Tuple[int, typehints.Tuple[str, pa.Table]]  # (partition, (input, its rows)): coded by Arrow
 
 
-def _cumulative(joined):
-    """(term, pages holding it so far, whether this round looks it up)."""
-    term, counts = joined
-    in_round = list(counts['round'])
-    return term, sum(counts['prior']) + sum(in_round), bool(in_round) or any(True for _ in counts['lookup'])
+def _partitions(table: pa.Table, tag: str):
+    return ((part, (tag, rows)) for part, rows in key_partitions(table, 'term'))
 
 
 class CountPagesPerTermFn(beam.DoFn):
-    """Pages -> (term, pages of the bundle holding it), counted in a Counter per bundle: a page's
-    ~1,000 distinct terms are one C-level update instead of ~1,000 elements through Beam."""
+    """Pages (their terms, other terms scoring them looks up) -> per partition of terms, a table
+    of (term, pages of the bundle holding it) tagged 'round' and one of the other terms tagged
+    'lookup'. Counted in a Counter per bundle: a page's ~1,000 distinct terms are one C-level
+    update."""
 
     def start_bundle(self):
-        self.pages_per_term = collections.Counter()
+        self.pages_per_term, self.looked_up = collections.Counter(), set()
 
     def process(self, page):
-        self.pages_per_term.update(set(page[0]))
+        terms, other_terms = page
+        self.pages_per_term.update(set(terms))
+        self.looked_up.update(other_terms)
 
     def finish_bundle(self):
-        for counted in self.pages_per_term.items():
-            yield GlobalWindows.windowed_value_at_end_of_window(counted)
-        self.pages_per_term = collections.Counter()
+        counted, looked_up = self.pages_per_term, self.looked_up
+        self.pages_per_term, self.looked_up = collections.Counter(), set()
+        tables = []
+        if counted:
+            tables.append((pa.table({'term': list(counted), 'documents': list(counted.values())}, COUNTS), 'round'))
+        if looked_up:
+            tables.append((pa.table({'term': list(looked_up)}, TERMS), 'lookup'))
+        for table, tag in tables:
+            for part in _partitions(table, tag):
+                yield GlobalWindows.windowed_value_at_end_of_window(part)
+
+
+class TermTotalsFn(beam.DoFn):
+    """(partition, [(tag, table)]: 'prior' committed counts, 'round' this round's, 'lookup' other
+    terms looked up) -> the partition's (term, pages holding it so far) of every term seen (main
+    output, with the `round` column) and, tagged LOOKUP, of the terms the round looks up (its pages'
+    and the other terms) that some page holds."""
+    LOOKUP = 'lookup'
+
+    def __init__(self, round_number: int):
+        self.round = round_number
+
+    def process(self, grouped):
+        _, tagged = grouped
+        parts = {'prior': [], 'round': [], 'lookup': []}
+        for tag, table in tagged:
+            parts[tag].append(table.select(['term', 'documents'] if tag != 'lookup' else ['term']))
+        counts = pa.concat_tables([*parts['prior'], *parts['round']] or [COUNTS.empty_table()])
+        totals = counts.group_by('term', use_threads=False).aggregate([('documents', 'sum')])
+        terms, documents = totals['term'], totals['documents_sum']
+        yield pa.table({'round': pa.array([self.round] * len(terms), pa.int32()), 'term': terms, 'documents': documents})
+        looked_up = pa.concat_tables([*(table.select(['term']) for table in parts['round']), *parts['lookup']]
+                                     or [TERMS.empty_table()])['term']
+        wanted = pc.is_in(terms, value_set=looked_up.combine_chunks())
+        if pc.any(wanted).as_py():
+            yield beam.pvalue.TaggedOutput(self.LOOKUP, pa.table({'term': terms, 'documents': documents}).filter(wanted))
 
 
 class DocumentFrequencies(beam.PTransform):
     """Per page of the round (its terms, other terms scoring it looks up: its links' words) + the
-    committed term_stats rows of the round before ->
-    {'cumulative': (term, pages holding it) over every page so far,
-     'lookup': the same for only the terms this round's scoring looks up; what the Score stage
-     takes as a side input, so it stays the size of the round's words, not of the crawl's}."""
+    committed term_stats of the round before (tables, ReadCommitted batched) ->
+    {'cumulative': tables of (round, term, pages holding it) over every page so far,
+     'lookup': tables of (term, pages holding it) for only the terms this round's scoring looks
+     up; what the Score stage takes as a side input, so it stays the size of the round's words,
+     not of the crawl's}."""
 
-    def __init__(self, prior_term_stats):
+    def __init__(self, prior_term_stats, round_number: int):
         super().__init__()
         self.prior_term_stats = prior_term_stats
+        self.round = round_number
 
     def expand(self, pages):
-        round_counts = (pages
-                        | 'CountPerBundle' >> beam.ParDo(CountPagesPerTermFn())
-                        | 'PagesPerTerm' >> beam.CombinePerKey(sum))
-        looked_up = (pages
-                     | 'OtherTerms' >> beam.Map(lambda page: set(page[1]))
-                     | 'AllOtherTerms' >> beam.CombineGlobally(_union)  # one set per bundle, then one
-                     | 'EachOtherTerm' >> beam.FlatMap(lambda terms: ((term, True) for term in terms)))
-        prior_counts = self.prior_term_stats | 'PriorPagesPerTerm' >> beam.Map(
-            lambda row: (row['term'], row['documents']))
-        totals = ({'prior': prior_counts, 'round': round_counts, 'lookup': looked_up}
-                  | 'JoinTerms' >> beam.CoGroupByKey()
-                  | 'AddCounts' >> beam.Map(_cumulative))
-        return {'cumulative': (totals
-                               | 'SeenTerms' >> beam.Filter(lambda total: total[1] > 0)
-                               | 'Cumulative' >> beam.Map(lambda total: (total[0], total[1]))),
-                'lookup': (totals
-                           | 'LookedUpAndSeen' >> beam.Filter(lambda total: total[2] and total[1] > 0)
-                           | 'Lookup' >> beam.Map(lambda total: (total[0], total[1])))}
+        totals = ((pages | 'CountPerBundle' >> beam.ParDo(CountPagesPerTermFn()).with_output_types(TAGGED),
+                   self.prior_term_stats | 'PartitionPrior' >> beam.FlatMap(_partitions, 'prior')
+                   .with_output_types(TAGGED))
+                  | 'AllCounts' >> beam.Flatten()
+                  | 'GroupByPartition' >> beam.GroupByKey()
+                  | 'Totals' >> beam.ParDo(TermTotalsFn(self.round)).with_output_types(pa.Table)
+                  .with_outputs(TermTotalsFn.LOOKUP, main='cumulative'))
+        return {'cumulative': totals['cumulative'], 'lookup': totals[TermTotalsFn.LOOKUP]}

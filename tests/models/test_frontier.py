@@ -1,6 +1,11 @@
 """How a URL's candidate rows merge (models/frontier.py), the rule UpdateFrontier applies."""
+import random
+
+import pyarrow as pa
+
 from models.frontier import link_candidate, merge_candidates
 from models.strategies import LinkFeatures, LinkScore, ParentPage
+from pipelines.schema import CANDIDATES
 
 
 def found(parent_url, priority, round_number, position=0, index=0, depth=-1):
@@ -17,16 +22,44 @@ def test_a_link_becomes_a_candidate_row_with_its_features_kept_apart():
     assert (row['first_round'], row['times_linked'], row['depth']) == (3, 1, 2)
 
 
+def merged(rows, round_number):
+    return merge_candidates(pa.Table.from_pylist(rows, CANDIDATES), round_number).to_pylist()
+
+
 def test_the_best_link_wins_with_the_largest_depth_the_first_round_and_every_link_counted():
     earlier = {**found('http://old.test/', 0.3, 1, depth=3), 'times_linked': 2}
-    merged = merge_candidates([found('http://new.test/', 0.9, 4, depth=1), earlier,
-                               found('http://low.test/', 0.1, 4)], 4)
-    assert merged['parent_url'] == 'http://new.test/' and merged['priority'] == 0.9
-    assert (merged['depth'], merged['first_round'], merged['times_linked'], merged['round']) == (3, 1, 4, 4)
+    [row] = merged([found('http://new.test/', 0.9, 4, depth=1), earlier, found('http://low.test/', 0.1, 4)], 4)
+    assert row['parent_url'] == 'http://new.test/' and row['priority'] == 0.9
+    assert (row['depth'], row['first_round'], row['times_linked'], row['round']) == (3, 1, 4, 4)
 
 
 def test_equal_priorities_keep_the_link_found_first():
     rows = [found('http://b.test/', 0.5, 2, position=1, index=0), found('http://a.test/', 0.5, 2, position=0, index=9),
             found('http://c.test/', 0.5, 3)]
-    assert merge_candidates(rows, 3)['parent_url'] == 'http://a.test/'
-    assert merge_candidates(rows[::-1], 3)['parent_url'] == 'http://a.test/'
+    assert merged(rows, 3)[0]['parent_url'] == 'http://a.test/'
+    assert merged(rows[::-1], 3)[0]['parent_url'] == 'http://a.test/'
+
+
+def test_each_url_gets_the_row_of_its_best_link_in_whatever_order_rows_come():
+    """Against the rule written row by row: smallest (-priority, first round, page place, link
+    place, parent URL), an unknown place after every known one and no parent before any."""
+    chance = random.Random(7)
+    rows = [{**found(chance.choice(['http://p.test/', 'http://q.test/', None]), chance.choice([0.2, 0.5]),
+                     chance.randint(1, 3), position=chance.choice([0, 1, None]), index=chance.choice([0, 5, None]),
+                     depth=chance.randint(-1, 3)),
+             'url': f'http://x.test/{chance.randint(0, 9)}', 'times_linked': chance.randint(0, 2)} for _ in range(300)]
+    unknown = float('inf')
+
+    def preference(row):
+        return (-row['priority'], row['first_round'], unknown if row['parent_position'] is None else row['parent_position'],
+                unknown if row['link_index'] is None else row['link_index'], row['parent_url'] or '')
+
+    expected = []
+    for url in sorted({row['url'] for row in rows}):
+        mine = [row for row in rows if row['url'] == url]
+        expected.append({**min(mine, key=preference), 'round': 4, 'depth': max(row['depth'] for row in mine),
+                         'first_round': min(row['first_round'] for row in mine),
+                         'times_linked': sum(row['times_linked'] for row in mine)})
+    for _ in range(5):
+        chance.shuffle(rows)
+        assert merged(rows, 4) == [{name: row.get(name) for name in CANDIDATES.names} for row in expected]

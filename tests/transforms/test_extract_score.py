@@ -3,6 +3,7 @@ counts, scored edges with their anchor, context and URL relevance apart, candida
 import datetime
 
 import apache_beam as beam
+import pyarrow as pa
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
@@ -36,7 +37,7 @@ EARLIER_TERMS = [{'round': 2, 'term': term, 'documents': 1} for term in ('天气
 
 def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_nothing():
     with BeamTestPipeline('FnApiRunner') as pipeline:
-        prior_terms = pipeline | 'EarlierTermStats' >> beam.Create(EARLIER_TERMS)
+        prior_terms = pipeline | 'EarlierTermStats' >> beam.Create([pa.Table.from_pylist(EARLIER_TERMS)])
         extracted = pipeline | beam.Create(PAGES) | Extract()
         scored = extracted | Score(TOPIC, make_strategy('best-first'), 3, prior_documents=4,
                                    prior_term_stats=prior_terms)
@@ -51,11 +52,11 @@ def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_no
                                      ('http://a.test/1', 'http://b.test/x', 'noise', True, True),
                                      ('http://b.test/2', 'http://b.test/', 'navigation', False, False),
                                      ('http://b.test/2', 'http://a.test/y', 'noise', False, False)]), label='links')
-        found = scored['found'] | beam.Map(lambda row: (row['url'], row['parent_position'], row['link_index'],
-                                                        row['first_round'], row['operator']))
+        found = scored['found'] | beam.FlatMap(lambda rows: [(row['url'], row['parent_position'], row['link_index'],
+                                                              row['first_round'], row['operator']) for row in rows])
         assert_that(found, equal_to([('http://a.test/', 0, 0, 3, 'link'), ('http://b.test/x', 0, 1, 3, 'link'),
                                      ('http://b.test/', 1, 0, 3, 'link'), ('http://a.test/y', 1, 1, 3, 'link')]),
                     label='found')
-        terms = scored['term_stats'] | beam.Filter(lambda row: row['term'] in ('天气', '房价')) | beam.Map(
-            lambda row: (row['term'], row['documents'], row['round']))
+        terms = scored['term_stats'] | beam.FlatMap(lambda table: table.to_pylist()) | beam.Filter(
+            lambda row: row['term'] in ('天气', '房价')) | beam.Map(lambda row: (row['term'], row['documents'], row['round']))
         assert_that(terms, equal_to([('天气', 1, 3), ('房价', 1, 3)]), label='term_stats')

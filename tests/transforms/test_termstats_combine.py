@@ -2,6 +2,7 @@
 pass over all pages, and the side input holds the counts of exactly the terms the round looks up
 (its pages' terms and its links' words, also those only earlier pages held)."""
 import apache_beam as beam
+import pyarrow as pa
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
@@ -18,10 +19,14 @@ def test_cumulative_frequencies_equal_one_pass_over_every_page():
     prior = [{'round': 1, 'term': term, 'documents': count}
              for term, count in TermStats.from_documents(EARLIER).document_frequency.items()]
     with BeamTestPipeline('FnApiRunner') as pipeline:
-        prior_rows = pipeline | 'Prior' >> beam.Create(prior)
+        prior_tables = pipeline | 'Prior' >> beam.Create([pa.Table.from_pylist(prior[:2]), pa.Table.from_pylist(prior[2:])])
         frequencies = (pipeline
                        | 'Pages' >> beam.Create(list(zip(PAGES, LINK_WORDS)), reshuffle=True)
-                       | DocumentFrequencies(prior_rows))
-        assert_that(frequencies['cumulative'], equal_to(list(everything.items())), label='cumulative')
+                       | DocumentFrequencies(prior_tables, 2))
+        cumulative = frequencies['cumulative'] | 'CumulativeRows' >> beam.FlatMap(lambda table: table.to_pylist())
+        assert_that(cumulative, equal_to([{'round': 2, 'term': term, 'documents': count}
+                                          for term, count in everything.items()]), label='cumulative')
         looked_up = {term for page in PAGES for term in page} | {'学区'}  # never-seen has no count
-        assert_that(frequencies['lookup'], equal_to([(t, everything[t]) for t in looked_up]), label='lookup')
+        lookup = frequencies['lookup'] | 'LookupPairs' >> beam.FlatMap(
+            lambda table: zip(table['term'].to_pylist(), table['documents'].to_pylist()))
+        assert_that(lookup, equal_to([(t, everything[t]) for t in looked_up]), label='lookup')

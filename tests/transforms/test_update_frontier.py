@@ -1,11 +1,13 @@
-"""UpdateFrontier on FnApiRunner: previous candidates + found links − every URL reached."""
+"""UpdateFrontier on FnApiRunner: previous candidates + found links − every URL reached, in tables."""
 import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from models.frontier import seed_candidate
+from pipelines.schema import CANDIDATES
 from transforms.fetch import reached_urls
-from transforms.frontier import UpdateFrontier
+from transforms.frontier import PartitionRowsFn, UpdateFrontier
+from transforms.tables import rows_table
 
 
 def row(url, priority, round_number, parent='http://p.test/', times_linked=1):
@@ -29,35 +31,31 @@ LOG = [{'url': 'http://a.test/2', 'final_url': 'http://a.test/2', 'redirects': [
 
 def test_the_new_candidates_are_merged_and_never_hold_a_url_reached():
     with BeamTestPipeline('FnApiRunner') as pipeline:
-        candidates = ({'previous': pipeline | 'Previous' >> beam.Create(PREVIOUS),
-                       'found': pipeline | 'Found' >> beam.Create(FOUND),
+        candidates = ({'previous': pipeline | 'Previous' >> beam.Create([rows_table(PREVIOUS, CANDIDATES)]),
+                       'found': pipeline | 'Found' >> beam.Create([FOUND[:2], FOUND[2:]]),
                        'waiting': pipeline | 'Waiting' >> beam.Create(WAITING),
                        'reached': pipeline | 'Log' >> beam.Create(LOG) | beam.FlatMap(reached_urls)}
-                      | UpdateFrontier(2))
-        summary = candidates | beam.Map(lambda r: (r['url'], r['priority'], r['parent_url'], r['first_round'],
-                                                   r['times_linked'], r['round']))
+                      | UpdateFrontier(2, CANDIDATES))
+        summary = candidates | beam.FlatMap(lambda table: [(r['url'], r['priority'], r['parent_url'], r['first_round'],
+                                                            r['times_linked'], r['round']) for r in table.to_pylist()])
         # a seed waiting keeps its place (priority 1.0, first round 0) and counts no link
         assert_that(summary, equal_to([('http://a.test/1', 0.6, 'http://q.test/', 1, 3, 2),
                                        ('http://c.test/1', 1.0, None, 0, 2, 2),
                                        ('http://f.test/', 1.0, None, 0, 0, 2)]))
 
 
-def test_found_rows_merged_in_any_grouping_give_the_row_of_merging_them_all():
-    import random
-    from models.frontier import merge_candidates
-    from transforms.frontier import MergeFoundRowsFn
-    chance = random.Random(4)
-    rows = [{**row('http://a.test/x', chance.choice([0.2, 0.5, 0.9]), 3, parent=f'http://p{n % 4}.test/',
-                   times_linked=1), 'depth': chance.randint(-1, 3), 'parent_position': chance.randint(0, 3),
-             'link_index': chance.randint(0, 9)} for n in range(40)]
-    merge = MergeFoundRowsFn(3)
-    for _ in range(20):
-        chance.shuffle(rows)
-        cut = chance.randint(1, len(rows) - 1)
-        parts = []
-        for part in (rows[:cut], rows[cut:]):
-            merged = merge.create_accumulator()
-            for one in part:
-                merged = merge.add_input(merged, one)
-            parts.append(merged)
-        assert merge.extract_output(merge.merge_accumulators(parts)) == merge_candidates(rows, 3)
+def test_rows_are_merged_in_their_url_partition_whatever_the_batches(monkeypatch):
+    """Many URLs, in batches smaller than a bundle: each URL's rows meet in one partition, so every
+    URL comes out once, merged as if all its rows were merged at once."""
+    monkeypatch.setattr(PartitionRowsFn, 'BATCH_ROWS', 7)
+    found = [row(f'http://h{n % 5}.test/{n % 40}', (n * 7 % 10) / 10, 2, parent=f'http://p{n}.test/') for n in range(200)]
+    with BeamTestPipeline('FnApiRunner') as pipeline:
+        candidates = ({'previous': pipeline | 'Previous' >> beam.Create([]),
+                       'found': pipeline | 'Found' >> beam.Create([found[n:n + 9] for n in range(0, 200, 9)]),
+                       'waiting': pipeline | 'Waiting' >> beam.Create([]),
+                       'reached': pipeline | 'Reached' >> beam.Create(['http://h0.test/0'])}
+                      | UpdateFrontier(2, CANDIDATES))
+        merged = candidates | beam.FlatMap(lambda table: [(r['url'], r['priority'], r['times_linked']) for r in table.to_pylist()])
+        expected = [(url, max(r['priority'] for r in found if r['url'] == url), 5)
+                    for url in sorted({r['url'] for r in found}) if url != 'http://h0.test/0']
+        assert_that(merged, equal_to(expected))
