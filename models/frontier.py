@@ -45,6 +45,48 @@ BEST_FIRST = [('priority', 'descending', 'at_end'), ('first_round', 'ascending',
               ('parent_url', 'ascending', 'at_start')]
 
 
+def preference(row: dict) -> tuple:
+    """A row's place in BEST_FIRST, smaller first, for rows merged one at a time."""
+    key = []
+    for column, order, nulls in BEST_FIRST:
+        value = row[column]
+        if value is None:
+            key.append((nulls == 'at_end', 0))
+        else:
+            key.append((nulls != 'at_end', -value if order == 'descending' else value))
+    return tuple(key)
+
+
+class CandidateMerger:
+    """Rows of one round merged per URL as they come, to what merge_candidates makes of them (but
+    for the round), so a batch holds a row per URL: a site's menus link the same URLs from each of
+    its pages. Exact: rows found in one round share their first round, so the merged row ranks as
+    its best row did, and merging it with others later gives the row of merging all at once."""
+
+    def __init__(self):
+        self.by_url = {}  # url -> [best row, largest depth, first round, links]
+
+    def __len__(self) -> int:
+        return len(self.by_url)
+
+    def add(self, row: dict) -> None:
+        merged = self.by_url.get(row['url'])
+        if merged is None:
+            self.by_url[row['url']] = [row, row['depth'], row['first_round'], row['times_linked']]
+            return
+        best = merged[0]
+        if row['priority'] > best['priority'] or (row['priority'] == best['priority']
+                                                   and preference(row) < preference(best)):
+            merged[0] = row
+        merged[1] = max(merged[1], row['depth'])
+        merged[2] = min(merged[2], row['first_round'])
+        merged[3] += row['times_linked']
+
+    def rows(self) -> list[dict]:
+        return [{**best, 'depth': depth, 'first_round': first_round, 'times_linked': links}
+                for best, depth, first_round, links in self.by_url.values()]
+
+
 def merge_candidates(rows: pa.Table, round_number: int) -> pa.Table:
     """Candidate rows of any URLs (earlier rounds' and this one's) -> a row per URL, sorted by URL,
     in this round's table. Columns at once: a round merges ~100 rows a real page."""

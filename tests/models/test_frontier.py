@@ -3,7 +3,7 @@ import random
 
 import pyarrow as pa
 
-from models.frontier import link_candidate, merge_candidates
+from models.frontier import CandidateMerger, link_candidate, merge_candidates
 from models.strategies import LinkFeatures, LinkScore, ParentPage
 from pipelines.schema import CANDIDATES
 
@@ -40,14 +40,38 @@ def test_equal_priorities_keep_the_link_found_first():
     assert merged(rows[::-1], 3)[0]['parent_url'] == 'http://a.test/'
 
 
+def random_rows(chance: random.Random) -> list[dict]:
+    """Rows of ten URLs that tie often on each part of the order."""
+    return [{**found(chance.choice(['http://p.test/', 'http://q.test/', None]), chance.choice([0.2, 0.5]),
+                     chance.randint(1, 3), position=chance.choice([0, 1, None]), index=chance.choice([0, 5, None]),
+                     depth=chance.randint(-1, 3)),
+             'url': f'http://x.test/{chance.randint(0, 9)}', 'times_linked': chance.randint(0, 2)} for _ in range(300)]
+
+
+def test_a_round_s_rows_merged_as_they_come_in_any_batches_give_the_rows_of_merging_all_at_once():
+    """A round's found rows share their first round, so merging some of them first (the bundle's
+    batches) picks the same best row as merging them all with the earlier rounds' at once."""
+    chance = random.Random(11)
+    rows = random_rows(chance)
+    earlier, this_round = [row for row in rows if row['first_round'] < 3], [row for row in rows if row['first_round'] == 3]
+    for _ in range(10):
+        chance.shuffle(this_round)
+        cuts = sorted(chance.sample(range(1, len(this_round)), 3))
+        premerged = []
+        for batch in (this_round[start:end] for start, end in zip([0, *cuts], [*cuts, len(this_round)])):
+            merger = CandidateMerger()
+            for row in batch:
+                merger.add(row)
+            premerged += merger.rows()
+        assert len(premerged) < len(this_round) and merged(premerged, 4) == merged(this_round, 4)
+        assert merged(earlier + premerged, 4) == merged(rows, 4)
+
+
 def test_each_url_gets_the_row_of_its_best_link_in_whatever_order_rows_come():
     """Against the rule written row by row: smallest (-priority, first round, page place, link
     place, parent URL), an unknown place after every known one and no parent before any."""
     chance = random.Random(7)
-    rows = [{**found(chance.choice(['http://p.test/', 'http://q.test/', None]), chance.choice([0.2, 0.5]),
-                     chance.randint(1, 3), position=chance.choice([0, 1, None]), index=chance.choice([0, 5, None]),
-                     depth=chance.randint(-1, 3)),
-             'url': f'http://x.test/{chance.randint(0, 9)}', 'times_linked': chance.randint(0, 2)} for _ in range(300)]
+    rows = random_rows(chance)
     unknown = float('inf')
 
     def preference(row):
