@@ -64,7 +64,7 @@ class CandidateMerger:
     its best row did, and merging it with others later gives the row of merging all at once."""
 
     def __init__(self):
-        self.by_url = {}  # url -> [best row, largest depth, first round, links]
+        self.by_url = {}  # url -> [best row, largest depth, first round, links, best row's preference or None]
 
     def __len__(self) -> int:
         return len(self.by_url)
@@ -72,19 +72,24 @@ class CandidateMerger:
     def add(self, row: dict) -> None:
         merged = self.by_url.get(row['url'])
         if merged is None:
-            self.by_url[row['url']] = [row, row['depth'], row['first_round'], row['times_linked']]
+            self.by_url[row['url']] = [row, row['depth'], row['first_round'], row['times_linked'], None]
             return
-        best = merged[0]
-        if row['priority'] > best['priority'] or (row['priority'] == best['priority']
-                                                   and preference(row) < preference(best)):
-            merged[0] = row
+        priority = merged[0]['priority']
+        if row['priority'] > priority:
+            merged[0], merged[4] = row, None
+        elif row['priority'] == priority:  # a tie (a menu's link on each page of a site): the full order
+            if merged[4] is None:
+                merged[4] = preference(merged[0])
+            key = preference(row)
+            if key < merged[4]:
+                merged[0], merged[4] = row, key
         merged[1] = max(merged[1], row['depth'])
         merged[2] = min(merged[2], row['first_round'])
         merged[3] += row['times_linked']
 
     def rows(self) -> list[dict]:
         return [{**best, 'depth': depth, 'first_round': first_round, 'times_linked': links}
-                for best, depth, first_round, links in self.by_url.values()]
+                for best, depth, first_round, links, _ in self.by_url.values()]
 
 
 def merge_candidates(rows: pa.Table, round_number: int) -> pa.Table:

@@ -84,11 +84,9 @@ class WriteTable(beam.PTransform):
     def expand(self, rows):
         path, table_schema = posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table]
         if self.tables:
-            tables = rows | 'ToSchema' >> beam.Map(
-                lambda table: table.select(table_schema.names).cast(table_schema)).with_output_types(pa.Table)
+            tables = rows | 'ToSchema' >> beam.Map(lambda table: table.select(table_schema.names).cast(table_schema))
         else:
-            tables = rows | 'ToTables' >> beam.ParDo(
-                _RowsToTables(table_schema, self.row_lists)).with_output_types(pa.Table)
+            tables = rows | 'ToTables' >> beam.ParDo(_RowsToTables(table_schema, self.row_lists))
         return tables | 'Write' >> beam.io.WriteToParquetBatched(path, table_schema, file_name_suffix='.parquet',
                                                                 shard_name_template='-SSSSS-of-NNNNN')
 

@@ -10,14 +10,12 @@ candidates table grows with the crawl."""
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
-from apache_beam import typehints
 from apache_beam.transforms.window import GlobalWindows
 
 from models.frontier import CandidateMerger, merge_candidates
-from transforms.tables import key_partitions, rows_table
+from transforms.tables import rows_table, tagged_partitions
 
 URLS = pa.schema([('url', pa.string())])
-TAGGED = typehints.Tuple[int, typehints.Tuple[str, pa.Table]]  # (partition, (input, its rows)): coded by Arrow
 
 
 class PartitionRowsFn(beam.DoFn):
@@ -49,11 +47,7 @@ class PartitionRowsFn(beam.DoFn):
         self.start_bundle()
         if batch:
             table = pa.table({'url': list(batch)}, URLS) if self.schema is None else rows_table(batch.rows(), self.schema)
-            yield from tagged_partitions(table, self.tag)
-
-
-def tagged_partitions(table: pa.Table, tag: str):
-    return ((part, (tag, rows)) for part, rows in key_partitions(table, 'url'))
+            yield from tagged_partitions(table, 'url', self.tag)
 
 
 class MergeCandidatesFn(beam.DoFn):
@@ -97,14 +91,10 @@ class UpdateFrontier(beam.PTransform):
         self.schema = schema
 
     def expand(self, inputs):
-        return ((inputs['previous'] | 'PartitionPrevious' >> beam.FlatMap(tagged_partitions, 'previous')
-                 .with_output_types(TAGGED),
-                 inputs['found'] | 'PartitionFound' >> beam.ParDo(PartitionRowsFn('found', self.schema, row_lists=True))
-                 .with_output_types(TAGGED),
-                 inputs['waiting'] | 'PartitionWaiting' >> beam.ParDo(PartitionRowsFn('waiting', self.schema))
-                 .with_output_types(TAGGED),
-                 inputs['reached'] | 'PartitionReached' >> beam.ParDo(PartitionRowsFn('done', None))
-                 .with_output_types(TAGGED))
+        return ((inputs['previous'] | 'PartitionPrevious' >> beam.FlatMap(tagged_partitions, 'url', 'previous'),
+                 inputs['found'] | 'PartitionFound' >> beam.ParDo(PartitionRowsFn('found', self.schema, row_lists=True)),
+                 inputs['waiting'] | 'PartitionWaiting' >> beam.ParDo(PartitionRowsFn('waiting', self.schema)),
+                 inputs['reached'] | 'PartitionReached' >> beam.ParDo(PartitionRowsFn('done', None)))
                 | 'AllPartitioned' >> beam.Flatten()
                 | 'GroupByPartition' >> beam.GroupByKey()
-                | 'MergeCandidates' >> beam.ParDo(MergeCandidatesFn(self.round, self.schema)).with_output_types(pa.Table))
+                | 'MergeCandidates' >> beam.ParDo(MergeCandidatesFn(self.round, self.schema)))

@@ -1,9 +1,10 @@
-"""pyarrow tables as Beam elements: rows made into a table a batch at a time, tables split into
-the shuffle partitions of their keys (URLs, terms), and the coder tables travel with."""
+"""pyarrow tables as Beam elements: rows made into a table a batch at a time, and tables split
+into the shuffle partitions of their keys (URLs, terms). Between stages a table is pickled (Arrow
+buffers copied as they are): Focal's pipelines skip Beam's type inference (pipelines/local.py), so
+a declared element type could not choose a coder of its own."""
 import zlib
 from typing import Iterator
 
-import apache_beam as beam
 import numpy as np
 import pyarrow as pa
 
@@ -29,28 +30,6 @@ def key_partitions(table: pa.Table, key: str) -> Iterator[tuple[int, pa.Table]]:
             start += rows
 
 
-class ArrowTableCoder(beam.coders.Coder):
-    """A table in Arrow's IPC stream format. Its size estimate is the table's own byte count: Beam
-    estimates the size of the elements it samples by encoding them, and it samples every one of a
-    PCollection's first elements, so each table was pickled once more only to be measured."""
-
-    def encode(self, table: pa.Table) -> bytes:
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
-        return sink.getvalue().to_pybytes()
-
-    def decode(self, encoded: bytes) -> pa.Table:
-        return pa.ipc.open_stream(pa.py_buffer(encoded)).read_all()
-
-    def estimate_size(self, table: pa.Table) -> int:
-        return table.nbytes
-
-    def is_deterministic(self) -> bool:
-        return False
-
-    def to_type_hint(self):
-        return pa.Table
-
-
-beam.coders.registry.register_coder(pa.Table, ArrowTableCoder)
+def tagged_partitions(table: pa.Table, key: str, tag: str) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
+    """(partition, (tag, its rows)): one input of a join by partition."""
+    return ((part, (tag, rows)) for part, rows in key_partitions(table, key))

@@ -9,18 +9,12 @@ import collections
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
-from apache_beam import typehints
 from apache_beam.transforms.window import GlobalWindows
 
-from transforms.tables import key_partitions
+from transforms.tables import tagged_partitions
 
 COUNTS = pa.schema([('term', pa.string()), ('documents', pa.int64())])
 TERMS = pa.schema([('term', pa.string())])
-TAGGED = typehints.Tuple[int, typehints.Tuple[str, pa.Table]]  # (partition, (input, its rows)): coded by Arrow
-
-
-def _partitions(table: pa.Table, tag: str):
-    return ((part, (tag, rows)) for part, rows in key_partitions(table, 'term'))
 
 
 class CountPagesPerTermFn(beam.DoFn):
@@ -46,7 +40,7 @@ class CountPagesPerTermFn(beam.DoFn):
         if looked_up:
             tables.append((pa.table({'term': list(looked_up)}, TERMS), 'lookup'))
         for table, tag in tables:
-            for part in _partitions(table, tag):
+            for part in tagged_partitions(table, 'term', tag):
                 yield GlobalWindows.windowed_value_at_end_of_window(part)
 
 
@@ -90,11 +84,9 @@ class DocumentFrequencies(beam.PTransform):
         self.round = round_number
 
     def expand(self, pages):
-        totals = ((pages | 'CountPerBundle' >> beam.ParDo(CountPagesPerTermFn()).with_output_types(TAGGED),
-                   self.prior_term_stats | 'PartitionPrior' >> beam.FlatMap(_partitions, 'prior')
-                   .with_output_types(TAGGED))
+        totals = ((pages | 'CountPerBundle' >> beam.ParDo(CountPagesPerTermFn()),
+                   self.prior_term_stats | 'PartitionPrior' >> beam.FlatMap(tagged_partitions, 'term', 'prior'))
                   | 'AllCounts' >> beam.Flatten()
                   | 'GroupByPartition' >> beam.GroupByKey()
-                  | 'Totals' >> beam.ParDo(TermTotalsFn(self.round)).with_output_types(pa.Table)
-                  .with_outputs(TermTotalsFn.LOOKUP, main='cumulative'))
+                  | 'Totals' >> beam.ParDo(TermTotalsFn(self.round)).with_outputs(TermTotalsFn.LOOKUP, main='cumulative'))
         return {'cumulative': totals['cumulative'], 'lookup': totals[TermTotalsFn.LOOKUP]}
