@@ -8,18 +8,19 @@ class CommandError(Exception):
     """A user error: the message says what was wrong and what to do."""
 
 
-def positive_int(value: str) -> int:
+def _whole_number(value: str, least: int) -> int:
     number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f'must be 1 or more, not {value}')
+    if number < least:
+        raise argparse.ArgumentTypeError(f'must be {least} or more, not {value}')
     return number
+
+
+def positive_int(value: str) -> int:
+    return _whole_number(value, 1)
 
 
 def non_negative_int(value: str) -> int:
-    number = int(value)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f'must be 0 or more, not {value}')
-    return number
+    return _whole_number(value, 0)
 
 
 def read_seeds(path: str | Path) -> list[str]:
