@@ -24,34 +24,25 @@ positions they span, so no ranker orders ties by URL. Combinations (`COMBINATION
 * mean — (1 − α)·mean of the five min–max normalised scores + α·normalised PageRank (DISCO);
 * rrf — reciprocal rank fusion, (1 − α)·mean 1/(60 + rank) + α·1/(60 + PageRank rank).
 """
-from __future__ import annotations
-
 import collections
 import dataclasses
 import hashlib
 import math
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from scipy import sparse
 
 from models import text
 from models.extract import extract_page
+from models.ranking_options import (COMBINATIONS, DEFAULT_ALPHA, DEFAULT_COMBINATION, PAPER_ALPHA, RANKERS,
+                                    SCORES, RankingError, check_combination)
 from models.topic import Topic
 from models.urls import UrlError, normalize_url
 
-if TYPE_CHECKING:
-    from scipy import sparse  # imported where used: ~0.12 s, and every Beam worker imports this module unused
-
-RANKERS = ('nb', 'lr', 'ocsvm', 'cosine', 'jaccard')   # DWDBRM's F, |F| = 5
-SCORES = (*RANKERS, 'pagerank')
-COMBINATIONS = ('eq8', 'mean', 'rrf')
-PAPER_ALPHA = 0.2            # DWDBRM's α in eq. 8
-DEFAULT_ALPHA = 0.0          # measured (benchmarks/ranking.py): PageRank favours hubs, not domain pages
-DEFAULT_COMBINATION = 'eq8'
 RRF_K = 60                   # Cormack et al.'s constant
 VOCABULARY_SIZE = 500
 MIN_SEED_SHARE = 0.1         # DISCO's min_df: a vocabulary term is on 10% of the seeds, and on 2 at least
@@ -64,17 +55,6 @@ DOMAIN_LENGTH_BINS = (8, 12, 16, 22)
 KEYWORD_COUNT_BINS = (1, 3, 6, 11, 21)        # keyword occurrences on the page
 TIE_DECIMALS = 12
 PAGE_COLUMNS = ['round', 'url', 'final_url', 'host', 'title', 'terms', 'term_counts']
-
-
-class RankingError(ValueError):
-    """Ranking cannot run as asked; the message says what to do."""
-
-
-def check_combination(combination: str, alpha: float) -> None:
-    if combination not in COMBINATIONS:
-        raise RankingError(f'unknown combination {combination!r}: choose one of {", ".join(COMBINATIONS)}')
-    if not 0 <= alpha <= 1:
-        raise RankingError(f'alpha (the PageRank share) must be in [0, 1], not {alpha}')
 
 
 # -- pages and their features ----------------------------------------------------------------------
@@ -127,7 +107,6 @@ class PageFeatures:
 
     @staticmethod
     def concat(parts: list['PageFeatures'], vocabulary_size: int) -> 'PageFeatures':
-        from scipy import sparse
         if not parts:
             empty = pa.array([], pa.string())
             return PageFeatures(empty, empty, empty, pa.array([], pa.int32()),
@@ -141,7 +120,6 @@ class PageFeatures:
 
 def page_features(pages: pa.Table, vocabulary: list[str]) -> PageFeatures:
     """Features of a batch of page rows (PAGE_COLUMNS of the pages table)."""
-    from scipy import sparse
     terms, counts = pages['terms'].combine_chunks(), pages['term_counts'].combine_chunks()
     rows = pc.list_parent_indices(terms).to_numpy(zero_copy_only=False)
     columns = pc.index_in(pc.list_flatten(terms), value_set=pa.array(vocabulary, pa.string()))
@@ -175,14 +153,12 @@ def _binary(counts: sparse.csr_matrix) -> sparse.csr_matrix:
 
 
 def _unit_rows(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
-    from scipy import sparse
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
     return sparse.csr_matrix(sparse.diags(1.0 / norms) @ matrix)
 
 
 def _one_hot(values: np.ndarray, bins: tuple) -> sparse.csr_matrix:
-    from scipy import sparse
     columns = np.digitize(values, bins)
     return sparse.csr_matrix((np.ones(len(values)), (np.arange(len(values)), columns)),
                              shape=(len(values), len(bins) + 1))
@@ -191,7 +167,6 @@ def _one_hot(values: np.ndarray, bins: tuple) -> sparse.csr_matrix:
 def bayes_features(features: PageFeatures) -> sparse.csr_matrix:
     """The Bayesian ranker's binary features: keyword presence, URL length, domain length and
     keyword count, each length and count as one-hot bins (Bayesian Sets takes binary features)."""
-    from scipy import sparse
     keyword_total = np.asarray(features.counts.sum(axis=1)).ravel()
     return sparse.hstack([_binary(features.counts), _one_hot(features.url_length, URL_LENGTH_BINS),
                           _one_hot(features.domain_length, DOMAIN_LENGTH_BINS),
@@ -200,7 +175,6 @@ def bayes_features(features: PageFeatures) -> sparse.csr_matrix:
 
 def _ocsvm_features(features: PageFeatures) -> sparse.csr_matrix:
     """Keyword TF and presence, each scaled to unit length so that neither outweighs the other."""
-    from scipy import sparse
     return sparse.hstack([_unit_rows(features.counts), _unit_rows(_binary(features.counts))], format='csr')
 
 
@@ -313,7 +287,6 @@ def bayesian_sets(query: sparse.csr_matrix, background: BayesBackground, c: floa
 
 
 def fit_rankers(seeds: PageFeatures, negatives: PageFeatures, background: BayesBackground) -> Rankers:
-    from scipy import sparse
     from sklearn.linear_model import LogisticRegression  # imported where used: sklearn takes a second
     from sklearn.svm import OneClassSVM
     if seeds.size == 0:

@@ -8,7 +8,7 @@ and Beam runner as the rounds before it.
 import dataclasses
 import sys
 
-from models import ranking
+from models import ranking_options
 from models.pagerank import AUTO, MODES as PAGERANK_MODES
 from models.fetch import FetchPolicy
 from models.topic import Topic, topic_from_dict
@@ -55,15 +55,15 @@ class FetchSettings:
 @dataclasses.dataclass
 class RankSettings:
     """How the rank step ranks the pages found (models/ranking.py, transforms/pagerank.py)."""
-    alpha: float = ranking.DEFAULT_ALPHA                # PageRank's share in the combination (DWDBRM eq. 8: 0.2)
-    combination: str = ranking.DEFAULT_COMBINATION      # eq8, mean or rrf
+    alpha: float = ranking_options.DEFAULT_ALPHA                # PageRank's share in the combination (DWDBRM eq. 8: 0.2)
+    combination: str = ranking_options.DEFAULT_COMBINATION      # eq8, mean or rrf
     pagerank: str = AUTO                                # local (scipy on one worker), beam, or auto by graph size
     negatives: str | None = None                        # a file of negative example URLs or pages for LR
 
     def __post_init__(self):
         try:
-            ranking.check_combination(self.combination, self.alpha)
-        except ranking.RankingError as error:
+            ranking_options.check_combination(self.combination, self.alpha)
+        except ranking_options.RankingError as error:
             raise SettingsError(str(error)) from None
         if self.pagerank not in PAGERANK_MODES:
             raise SettingsError(f'PageRank mode {self.pagerank!r}: choose one of {", ".join(PAGERANK_MODES)}')

@@ -8,7 +8,7 @@ any schema here raises SCHEMA_VERSION, and Focal refuses to mix versions in one 
 """
 import pyarrow as pa
 
-from models import block_model, fetch, ranking
+from models import block_model, fetch, ranking_options
 
 SCHEMA_VERSION = 5
 
@@ -156,8 +156,8 @@ RANKING = pa.schema([
     ('title', pa.string()),
     ('fetched_round', pa.int32()),  # the round the page was fetched in
     ('seed', pa.bool_()),           # one of the crawl's seed pages (the rankers' positives)
-    *[(f'score_{name}', pa.float64()) for name in ranking.SCORES],     # higher is more like the seeds
-    *[(f'position_{name}', pa.float64()) for name in ranking.SCORES],  # 0 = that ranker's best
+    *[(f'score_{name}', pa.float64()) for name in ranking_options.SCORES],     # higher is more like the seeds
+    *[(f'position_{name}', pa.float64()) for name in ranking_options.SCORES],  # 0 = that ranker's best
     ('combined', pa.float64()),     # the combination's value (eq8, mean or rrf)
     ('position', pa.int64()),       # final place, 0 = best, each page its own
 ])

@@ -19,7 +19,7 @@ USER_ERRORS = {'runners.command': 'CommandError', 'runners.driver': 'CrawlError'
                'sandbox.build': 'BuildError', 'sandbox.jsonl_web': 'CorpusError', 'sandbox.stats': 'WebDirError',
                'sandbox.archive': 'ArchiveError', 'sandbox.search_index': 'SearchIndexError',
                'sandbox.faults': 'FaultError', 'sandbox.server': 'SandboxError', 'runners.report': 'ReportError',
-               'models.ranking': 'RankingError', 'models.pagerank': 'PageRankError',
+               'models.ranking_options': 'RankingError', 'models.pagerank': 'PageRankError',
                'models.evaluation': 'EvaluationError'}
 
 
