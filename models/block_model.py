@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.segment import han_counts
+from models.segment import han_counts, latin_word_counts
 from models.text import stop_words
 
 MODEL_PATH = Path(__file__).with_name('block_model.json')
@@ -69,9 +69,12 @@ def stop_word_density(text: str, counts: tuple | None = None) -> float:
     Chinese text skips the word split: it cannot hold as many words as Han characters.
     `counts`: the text's han_counts, when the caller has them."""
     han, runs, function, _ = counts or han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
-    if han > runs + len(text) - han or han > len(words := _LATIN_WORD.findall(text.lower())):
+    if han > runs + len(text) - han:
         return function / han
-    return sum(map(stop_words().__contains__, words)) / len(words) if words else 0.0
+    words, stops = latin_word_counts(text.lower(), stop_words())  # _LATIN_WORD.findall, compiled
+    if han > words:
+        return function / han
+    return stops / words if words else 0.0
 
 
 FEATURES = (

@@ -610,6 +610,33 @@ def han_counts(str text, str function_characters, str marks) -> tuple:
     return han, runs, function, marked
 
 
+
+cdef inline bint _is_letter(Py_UCS4 character):
+    """What a regular expression's [^\\W\\d_] matches: alphanumeric, not a decimal digit (Han too)."""
+    return Py_UNICODE_ISALNUM(character) and not Py_UNICODE_ISDECIMAL(character)
+
+
+def latin_word_counts(str text, frozenset stop_words) -> tuple:
+    """(words, how many of them are in `stop_words`) of models.block_model._LATIN_WORD.findall(text)
+    in one pass: a run of letters, and one apostrophe with the letters after it ("don't"). The
+    regular expression and a set lookup per word took ~5% of a round on English news pages."""
+    cdef Py_ssize_t length = len(text), index = 0, start, words = 0, stops = 0
+    while index < length:
+        if not _is_letter(text[index]):
+            index += 1
+            continue
+        start = index
+        index += 1
+        while index < length and _is_letter(text[index]):
+            index += 1
+        if index + 1 < length and text[index] == u"'" and _is_letter(text[index + 1]):
+            index += 2
+            while index < length and _is_letter(text[index]):
+                index += 1
+        words += 1
+        stops += text[start:index] in stop_words
+    return words, stops
+
 # --- tokenising (models.text.words and tokenize) ---
 
 cdef inline bint _is_word_character(Py_UCS4 character):
@@ -675,7 +702,7 @@ def index_terms(list words, frozenset stop_words) -> list:
         if len(word) < 2 or word in stop_words:
             continue
         for character in word:
-            if Py_UNICODE_ISALNUM(character) and not Py_UNICODE_ISDECIMAL(character):
+            if _is_letter(character):
                 terms.append(word)
                 break
     return terms

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
-from models.block_model import (FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model, decide_content,
-                                feature_rows, stop_word_density)
-from models.segment import han_counts
+from models.block_model import (_LATIN_WORD, FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model,
+                                decide_content, feature_rows, stop_word_density)
+from models.segment import han_counts, latin_word_counts
 from models.text import HAN_RANGES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,6 +48,19 @@ def test_the_text_measures_read_in_one_pass_are_the_regular_expressions_ones():
         runs = han_run.findall(text)
         assert han_counts(text, function, marks) == (
             sum(map(len, runs)), len(runs), sum(map(text.count, function)), sum(map(text.count, marks))), text
+
+
+def test_latin_words_counted_in_one_pass_are_the_regular_expressions_words():
+    """latin_word_counts (compiled) against _LATIN_WORD.findall and a set lookup per word, on
+    seeded random strings of letters, digits, apostrophes (one or two in a word, at its edges),
+    underscores, Han, non-decimal digits (², Ⅻ), accented and title-case letters and whitespace."""
+    stop = frozenset({'the', 'a', "don't", 'é', 'ab', "b'c"})
+    alphabet = [*"abtheé'’_1 \n.", 'don', "'t", '²', 'Ⅻ', '的', '手机', 'ǅ', '\u0301', 'ß', '٣']
+    rng = random.Random(5)
+    for _ in range(5000):
+        text = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 20)))
+        words = _LATIN_WORD.findall(text)
+        assert latin_word_counts(text, stop) == (len(words), sum(word in stop for word in words)), text
 
 
 def test_feature_rows_measure_each_block_and_its_neighbours():
