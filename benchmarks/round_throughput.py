@@ -69,7 +69,7 @@ def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict
     extract = ExtractPagesFn(dictionary_words=settings.topic.dictionary_words)
     extract.setup()  # the topic's keywords as dictionary words, as in a round
     extracted = [page for fetched_page in fetched for page in extract.process(fetched_page)]
-    stats = TermStats.from_documents(page['tokens'].split() for page in extracted)
+    stats = TermStats.from_documents(page['terms'].split() for page in extracted)
     frequency_tables = [pa.table({'term': list(stats.document_frequency),
                                   'documents': list(stats.document_frequency.values())})]  # the side input's form
     score = ScorePagesFn(settings.topic, make_strategy(settings.strategy), 1)

@@ -9,12 +9,11 @@
   an on-topic page scores near 1 and WL's thresholds (R(l) >= 0.2, beta = 0.62-0.70) apply.
 * `dth_relevance`: DTH eq. 1 with eq. 2's weights (raw count x log(N / df), no +1).
 """
-import collections
 import dataclasses
 import math
-from typing import Mapping, Sequence
+from typing import Mapping
 
-from models.termstats import TermStats, tfidf_weights
+from models.termstats import Terms, TermStats, term_counts, tfidf_weights
 from models.topic import Topic
 
 
@@ -31,34 +30,33 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float], a_squares: float | No
     return dot / norms if norms else 0.0
 
 
-def terms_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
+def terms_relevance(terms: Terms, topic: Topic, stats: TermStats) -> float:
     """cos(topic keyword weights, TF-IDF weights of all the terms)."""
     if topic.term_weights.keys().isdisjoint(terms):
         return 0.0  # no shared term, no dot product: most links' words, so skip the weights
-    return cosine(topic.term_weights, tfidf_weights(list(terms), stats), topic.squared_weights)
+    return cosine(topic.term_weights, tfidf_weights(terms, stats), topic.squared_weights)
 
 
-def topic_words_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
+def topic_words_relevance(terms: Terms, topic: Topic, stats: TermStats) -> float:
     """WL eq. 4: the cosine with the page vector restricted to the topic's n terms, clamped to
     [0, 1] (a term on every page crawled has a negative eq. 3 weight; WL's energies are in [0, 1])."""
     keywords = topic.term_weights
-    counts = collections.Counter(term for term in terms if term in keywords)
-    if not counts:
+    if keywords.keys().isdisjoint(terms):
         return 0.0
-    total = len(terms)
-    page = {term: n / total * stats.idf(term) for term, n in counts.items()}
+    counts, total = term_counts(terms)
+    page = {term: n / total * stats.idf(term) for term, n in counts.items() if term in keywords}
     dot = sum(weight * keywords[term] for term, weight in page.items())
     norms = math.sqrt(sum(w * w for w in keywords.values()) * sum(w * w for w in page.values()))
     return min(1.0, max(0.0, dot / norms)) if norms else 0.0
 
 
-def dth_relevance(terms: Sequence[str], topic: Topic, stats: TermStats) -> float:
+def dth_relevance(terms: Terms, topic: Topic, stats: TermStats) -> float:
     """DTH eq. 1: cos(TextRank topic vector, tf x log(N / df)) over all the page's terms (eq. 2)."""
     if topic.term_weights.keys().isdisjoint(terms):
         return 0.0
     documents = max(stats.documents, 1)
     page = {term: n * math.log(documents / max(stats.document_frequency.get(term, 0), 1))
-            for term, n in collections.Counter(terms).items()}
+            for term, n in term_counts(terms)[0].items()}
     return cosine(topic.term_weights, page, topic.squared_weights)
 
 
@@ -71,7 +69,7 @@ class TopicRelevance:
     topic: Topic
     stats: TermStats
 
-    def __call__(self, terms: Sequence[str], kind: str = 'vsm') -> float:
+    def __call__(self, terms: Terms, kind: str = 'vsm') -> float:
         return RELEVANCE_FUNCTIONS[kind](terms, self.topic, self.stats)
 
 

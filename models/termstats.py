@@ -6,7 +6,11 @@ term_stats table); `TermStats` holds the counts one page's scoring looks up.
 import collections
 import dataclasses
 import math
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
+
+# A text's index terms: in order, or as term -> occurrences in order of first occurrence (a page's
+# terms are counted once, in the Extract stage; a count of each term is all TF-IDF reads).
+Terms = Sequence[str] | Mapping[str, int]
 
 
 class IdfTable(dict):
@@ -53,10 +57,17 @@ class TermStats:
         return self.idfs[term]
 
 
-def tfidf_weights(terms: list[str], stats: TermStats) -> dict[str, float]:
+def term_counts(terms: Terms) -> tuple[Mapping[str, int], int]:
+    """(term -> occurrences in order of first occurrence, occurrences in all) of a text's terms."""
+    if isinstance(terms, Mapping):
+        return terms, sum(terms.values())
+    return collections.Counter(terms), len(terms)
+
+
+def tfidf_weights(terms: Terms, stats: TermStats) -> dict[str, float]:
     """w_ij = n_ij / sum_k n_kj * lg(D / (1 + D_i)), exactly WL eq. 3."""
     if not terms:
         return {}
-    counts = collections.Counter(terms)
-    total, idfs = len(terms), stats.idfs
+    counts, total = term_counts(terms)
+    idfs = stats.idfs
     return {term: n / total * idfs[term] for term, n in counts.items()}

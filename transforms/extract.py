@@ -1,4 +1,5 @@
-"""Extract: fetched bytes -> decoded, segmented page with its tokens and its links' tokens."""
+"""Extract: fetched bytes -> decoded, segmented page with its terms and its links' terms."""
+import collections
 import functools
 import gc
 
@@ -23,17 +24,21 @@ def freeze_startup_objects() -> None:
 
 
 class ExtractPagesFn(beam.DoFn):
-    """Fetched page -> what Score needs of it: the page's fields and tokens and, per link, the
+    """Fetched page -> what Score needs of it: the page's fields, its index terms counted (each
+    distinct term in order of first occurrence, and how often it occurs) and, per link, the
     terms of its anchor, its context (content and related blocks only) and its URL, kept apart,
     and its block's place among the page's content and related blocks. With `blocks`, also the
     terms of each of those blocks (SSAPS scores them one by one). The body and block measures stay
     here: the record is materialised between stages, and a link travels as a plain tuple (url,
     anchor, context, block, anchor terms, context terms, URL terms, block index), which Beam's
-    coder writes ten times faster than a dataclass. The page's tokens and each link's terms travel
-    as one string each, the terms separated by spaces (a term holds no whitespace; `.split()` gives
-    them back): Beam's coder decodes one string several times faster than a list of short ones
-    (~2,400 tokens and ~900 link terms a real page). Chinese is segmented with the topic's
-    keywords as whole words (`dictionary_words`, Topic.dictionary_words)."""
+    coder writes ten times faster than a dataclass. The page's distinct terms and each link's
+    terms travel as one string each, the terms separated by spaces (a term holds no whitespace;
+    `.split()` gives them back): Beam's coder decodes one string several times faster than a list
+    of short ones (~1,300 tokens, ~700 of them distinct, and ~900 link terms a real page). The
+    page is counted once, here: the document frequencies need its distinct terms, TF-IDF and the
+    pages table their counts (a Counter of a page's tokens is ~0.15 ms, and was made three times).
+    Chinese is segmented with the topic's keywords as whole words (`dictionary_words`,
+    Topic.dictionary_words)."""
 
     def __init__(self, blocks: bool = False, dictionary_words: frozenset[str] = frozenset()):
         self.blocks = blocks
@@ -54,10 +59,11 @@ class ExtractPagesFn(beam.DoFn):
                   text.recurring_terms(link.context) if link.block in CONTEXT_BLOCKS else '',
                   text.recurring_terms(text.url_words(link.url)), block_of.get(id(link)))
                  for link in page.links]
+        counts = collections.Counter(text.tokenize(f'{page.title}\n{page.text}'))
         yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding,
-               'tokens': ' '.join(text.tokenize(f'{page.title}\n{page.text}')), 'links': links,
+               'terms': ' '.join(counts), 'term_counts': list(counts.values()), 'links': links,
                'blocks': [(block.kind, text.tokenize(block.text)) for block in scored_blocks] if self.blocks else []}
 
 

@@ -1,6 +1,5 @@
 """Score: extracted pages -> page rows with the strategy's relevance and judgment, scored links
 (the graph's edges) and the links the crawl's strategy keeps as candidates for its frontier."""
-import collections
 import functools
 
 import apache_beam as beam
@@ -43,11 +42,10 @@ class ScorePagesFn(beam.DoFn):
 
     def process(self, extracted, documents, frequency_tables):
         relevance = self._relevance(documents, frequency_tables)
-        tokens = extracted['tokens'].split()
+        counts = dict(zip(extracted['terms'].split(), extracted['term_counts']))
         source = extracted['final_url']
-        page = self.strategy.score_page(PageFeatures(extracted['url'], source, tokens, extracted['blocks'],
+        page = self.strategy.score_page(PageFeatures(extracted['url'], source, counts, extracted['blocks'],
                                                      extracted['depth'], extracted['inherited']), relevance)
-        counts = collections.Counter(tokens)
         terms = sorted(counts)
         yield {'round': self.round, 'url': extracted['url'], 'final_url': source,
                'host': host_of(source), 'title': extracted['title'], 'text': extracted['text'],
@@ -126,7 +124,7 @@ class Score(beam.PTransform):
 
     def expand(self, extracted):
         frequencies = (extracted
-                       | 'Terms' >> beam.Map(lambda page: (page['tokens'].split(), link_terms(page)))
+                       | 'Terms' >> beam.Map(lambda page: (page['terms'].split(), link_terms(page)))
                        | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats, self.round))
         prior_documents = self.prior_documents
         documents = (extracted

@@ -17,7 +17,7 @@ A strategy is two pure pieces and a state:
 import dataclasses
 import math
 import statistics
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -64,7 +64,7 @@ class PageFeatures:
     """A fetched page as the Score stage sees it."""
     url: str                       # as requested (a seed is known by it)
     final_url: str
-    terms: Sequence[str]           # index terms of the title and main text, in order
+    terms: Mapping[str, int]       # index terms of the title and main text -> occurrences, in order of first occurrence
     blocks: Sequence[tuple[str, Sequence[str]]]  # (class, terms) of each content and related block (needs_blocks)
     depth: int                     # the depth budget it was fetched with
     inherited: float | None        # the value the link that reached it carried (LinkScore.inherited)
@@ -161,8 +161,8 @@ class Strategy:
         seeds = context.seed_pages(['terms', 'term_counts'])
         if not seeds.num_rows:
             return
-        pages = [[term for term, n in zip(terms, counts) for _ in range(n)]
-                 for terms, counts in zip(seeds['terms'].to_pylist(), seeds['term_counts'].to_pylist())]
+        pages = [dict(zip(terms, counts)) for terms, counts in zip(seeds['terms'].to_pylist(),
+                                                                    seeds['term_counts'].to_pylist())]
         relevance = TopicRelevance(context.topic, context.term_stats({t for page in pages for t in page}))
         median = statistics.median(relevance(page, self.relevance_kind) for page in pages)
         self.threshold = self.params.get('relevant_share', RELEVANT_SHARE[self.relevance_kind]) * median

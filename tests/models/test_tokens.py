@@ -78,7 +78,7 @@ def test_topic_keywords_stay_whole_in_pages_and_weights(restore_dictionary):
     fetched = {'body': body, 'final_url': 'http://house.test/a.html', 'content_type': 'text/html; charset=utf-8',
                'url': 'http://house.test/a.html', 'depth': 0, 'position': 0, 'inherited': None, 'fetched_at': 0}
     [page] = extract.process(fetched)
-    assert '二手房交易' in page['tokens'].split()
+    assert '二手房交易' in page['terms'].split()
 
 
 def test_each_set_of_dictionary_words_segments_as_if_it_were_the_only_one(restore_dictionary):

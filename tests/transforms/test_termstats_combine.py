@@ -10,7 +10,7 @@ from models.termstats import TermStats
 from transforms.termstats import DocumentFrequencies
 
 EARLIER = [['房价', '楼市', '学区'], ['football'], ['房价']]
-PAGES = [['房价', '上涨', '房价'], ['楼市', '房价'], ['football', 'goal'], [], ['goal']]
+PAGES = [['房价', '上涨'], ['楼市', '房价'], ['football', 'goal'], [], ['goal']]  # each page's distinct terms, as Extract gives them
 LINK_WORDS = [['学区', '房价'], [], ['never-seen'], ['football'], []]  # 学区: only earlier pages hold it
 
 
