@@ -17,6 +17,7 @@ if lxml.__version__ != LXML_VERSION:
 
 REQUIRED = [
     'apache-beam==2.77.0',
+    'certifi==2026.10.19',  # the CA bundle the fetcher verifies TLS with (models/fetch.py)
     'charset-normalizer==3.5.2',
     'jieba==0.42.1',
     f'lxml=={LXML_VERSION}',
@@ -32,6 +33,7 @@ REQUIRED = [
     'selenium==4.51.0',  # reports checked in headless Chromium (runners/browser_check.py)
     'stopwordsiso==0.7.1',
     'tqdm==4.70.1',
+    'urllib3==2.8.0',  # the fetcher's HTTP client (models/fetch.py); requests for the search APIs
     'warcio==1.8.1',
 ]
 

@@ -1,6 +1,7 @@
 """The fetcher against a real sandbox server on 127.0.0.1: outcomes, robots, politeness, policy."""
 import datetime
 import email.utils
+import http.server
 import threading
 import time
 
@@ -140,6 +141,68 @@ def test_an_allowed_loopback_host_is_fetched(server):
     result = fetcher_for(server, allowed_hosts=frozenset({'127.0.0.1'}), obey_robots=False).fetch(
         f'http://127.0.0.1:{server.port}/')
     assert result.outcome == 'not_html' and result.final.http_status == 200  # the API's JSON overview
+
+
+class CountingServer(http.server.ThreadingHTTPServer):
+    """HTTP/1.1 on 127.0.0.1 that counts the connections it accepts: a page at every path but
+    /missing (404) and robots.txt (404); an idle connection is closed after `idle_seconds`, as
+    web servers end keep-alive, without telling the client."""
+
+    def __init__(self, idle_seconds: float):
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+            timeout = idle_seconds
+
+            def setup(self):
+                super().setup()
+                with server.lock:
+                    server.connections += 1
+
+            def do_GET(self):  # a 404 that keeps the connection open (send_error closes it)
+                missing = self.path in ('/missing', '/robots.txt')
+                body = b'not here' if missing else f'<html><body><p>page {self.path}</p></body></html>'.encode()
+                self.send_response(404 if missing else 200)
+                self.send_header('Content-Type', 'text/html; charset=utf-8')
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(('127.0.0.1', 0), Handler)
+        self.daemon_threads = True
+        self.connections, self.lock = 0, threading.Lock()
+        self.base = f'http://127.0.0.1:{self.server_address[1]}'
+
+    def __enter__(self):
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+        self.server_close()
+
+
+def test_a_hosts_requests_share_a_kept_alive_connection_once_each_response_is_read():
+    with CountingServer(idle_seconds=10) as server:
+        fetcher = Fetcher(FetchPolicy(host_delay=0.0, allowed_hosts=frozenset({'127.0.0.1'})))
+        assert [fetcher.fetch(f'{server.base}/p{i}').outcome for i in range(3)] == ['ok'] * 3
+        assert server.connections == 1  # robots.txt (404, its body read) and three pages
+        assert fetcher.fetch(f'{server.base}/missing').outcome == 'http_4xx'  # its body is not read ...
+        assert fetcher.fetch(f'{server.base}/p3').outcome == 'ok'
+        assert server.connections == 2  # ... so its connection is closed, not reused
+        fetcher.close()
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_reused():
+    with CountingServer(idle_seconds=0.05) as server:
+        fetcher = Fetcher(FetchPolicy(host_delay=0.3, allowed_hosts=frozenset({'127.0.0.1'})))
+        assert [fetcher.fetch(f'{server.base}/p{i}').outcome for i in range(3)] == ['ok'] * 3
+        assert server.connections == 4  # robots.txt and each page: every wait outlasted the idle limit
+        fetcher.close()
 
 
 def test_without_a_proxy_names_are_resolved_and_checked():
