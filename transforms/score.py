@@ -1,7 +1,5 @@
 """Score: extracted pages -> page rows with the strategy's relevance and judgment, scored links
 (the graph's edges) and the links the crawl's strategy keeps as candidates for its frontier."""
-import functools
-
 import apache_beam as beam
 
 from models.frontier import link_candidate
@@ -13,18 +11,14 @@ from models.urls import host_of
 from transforms.termstats import DocumentFrequencies
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _term_set(joined: str) -> frozenset[str]:
-    return frozenset(joined.split())
-
-
-def link_terms(extracted: dict) -> set[str]:
-    """The words besides the page's own whose statistics Score looks up: its links' (anchor,
-    context and URL: space-joined strings, transforms/extract.py) and its related blocks' (the
-    content blocks' are the page's). Each distinct string's terms are split once and remembered:
-    a site's menus recur on each of its pages (0.18 -> 0.10 ms a CWCED page)."""
-    joined = {words for *_, anchor, context, url, _ in extracted['links'] for words in (anchor, context, url)}
-    return set().union(*map(_term_set, joined), *(terms for _, terms in extracted['blocks']))
+def looked_up_words(extracted: dict) -> list[str]:
+    """The words besides the page's own whose statistics Score looks up, as space-joined strings:
+    its links' anchor, context and URL terms (transforms/extract.py) and its related blocks' terms
+    (the content blocks' are the page's). The document frequencies split each distinct string of
+    a bundle once: a site's menus recur on each of its pages."""
+    words = [words for link in extracted['links'] for words in link[4:7]]
+    words.extend(' '.join(terms) for _, terms in extracted['blocks'])
+    return words
 
 
 class ScorePagesFn(beam.DoFn):
@@ -124,7 +118,7 @@ class Score(beam.PTransform):
 
     def expand(self, extracted):
         frequencies = (extracted
-                       | 'Terms' >> beam.Map(lambda page: (page['terms'].split(), link_terms(page)))
+                       | 'Terms' >> beam.Map(lambda page: (page['terms'].split(), looked_up_words(page)))
                        | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats, self.round))
         prior_documents = self.prior_documents
         documents = (extracted

@@ -18,21 +18,22 @@ TERMS = pa.schema([('term', pa.string())])
 
 
 class CountPagesPerTermFn(beam.DoFn):
-    """Pages (their distinct terms, other terms scoring them looks up) -> per partition of terms, a
-    table of (term, pages of the bundle holding it) tagged 'round' and one of the other terms
-    tagged 'lookup'. Counted in a Counter per bundle: a page's ~1,000 distinct terms are one
-    C-level update."""
+    """Pages (their distinct terms, space-joined strings of other terms scoring them looks up) ->
+    per partition of terms, a table of (term, pages of the bundle holding it) tagged 'round' and
+    one of the other terms tagged 'lookup'. Counted in a Counter per bundle: a page's ~1,000
+    distinct terms are one C-level update. The other terms' strings are gathered first and each
+    distinct one split at the bundle's end: the same menus' anchors and URLs recur on many pages."""
 
     def start_bundle(self):
         self.pages_per_term, self.looked_up = collections.Counter(), set()
 
     def process(self, page):
-        terms, other_terms = page
+        terms, other_words = page
         self.pages_per_term.update(terms)
-        self.looked_up.update(other_terms)
+        self.looked_up.update(other_words)
 
     def finish_bundle(self):
-        counted, looked_up = self.pages_per_term, self.looked_up
+        counted, looked_up = self.pages_per_term, set().union(*(words.split() for words in self.looked_up))
         self.pages_per_term, self.looked_up = collections.Counter(), set()
         tables = []
         if counted:
@@ -71,8 +72,9 @@ class TermTotalsFn(beam.DoFn):
 
 
 class DocumentFrequencies(beam.PTransform):
-    """Per page of the round (its distinct terms, other terms scoring it looks up: its links'
-    words) + the committed term_stats of the round before (tables, ReadCommitted batched) ->
+    """Per page of the round (its distinct terms, space-joined strings of other terms scoring it
+    looks up: its links' words) + the committed term_stats of the round before (tables,
+    ReadCommitted batched) ->
     {'cumulative': tables of (round, term, pages holding it) over every page so far,
      'lookup': tables of (term, pages holding it) for only the terms this round's scoring looks
      up; what the Score stage takes as a side input, so it stays the size of the round's words,

@@ -11,7 +11,7 @@ from transforms.termstats import DocumentFrequencies
 
 EARLIER = [['房价', '楼市', '学区'], ['football'], ['房价']]
 PAGES = [['房价', '上涨'], ['楼市', '房价'], ['football', 'goal'], [], ['goal']]  # each page's distinct terms, as Extract gives them
-LINK_WORDS = [['学区', '房价'], [], ['never-seen'], ['football'], []]  # 学区: only earlier pages hold it
+LINK_WORDS = [['学区 房价', ''], [], ['never-seen'], ['football', 'football'], []]  # space-joined; 学区: only earlier pages
 
 
 def test_cumulative_frequencies_equal_one_pass_over_every_page():
