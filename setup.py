@@ -17,7 +17,7 @@ if lxml.__version__ != LXML_VERSION:
 
 REQUIRED = [
     'apache-beam==2.77.0',
-    'certifi==2026.10.19',  # the CA bundle the fetcher verifies TLS with (models/fetch.py)
+    'certifi==2026.10.19.post1',  # the CA bundle the fetcher verifies TLS with (models/fetch.py)
     'charset-normalizer==3.5.2',
     'jieba==0.42.1',
     f'lxml=={LXML_VERSION}',
