@@ -59,7 +59,6 @@ import threading
 import time
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 from warcio.statusandheaders import StatusAndHeaders
@@ -70,6 +69,7 @@ from models.settings import CrawlSettings, FetchSettings
 from models.topic import load_topic
 from pipelines import schema
 from pipelines.state import CrawlDir
+from transforms.tables import columns_table, rows_table
 from sandbox.archive import Archive
 from sandbox.build import ensure_web
 from sandbox.corpora import shared_data_dir
@@ -324,9 +324,9 @@ def run_crawl(web: Web, proxy: str, mode: str, workers: int, repeat: int, out: P
 # -- the per-stage profile --------------------------------------------------------------------
 
 def write_tables(pages: list[dict], links: list[dict], directory: Path) -> None:
-    """The page and link rows as Parquet, as the round's WriteTable does (one shard each)."""
-    pq.write_table(pa.Table.from_pylist(pages, schema=schema.ROUND_TABLES['pages']), directory / 'pages.parquet')
-    pq.write_table(pa.Table.from_pylist(links, schema=schema.ROUND_TABLES['links']), directory / 'links.parquet')
+    """The page rows and the pages' link columns as Parquet, as the round's WriteTable does (one shard each)."""
+    pq.write_table(rows_table(pages, schema.ROUND_TABLES['pages']), directory / 'pages.parquet')
+    pq.write_table(columns_table(links, schema.ROUND_TABLES['links']), directory / 'links.parquet')
 
 
 def _cumulative(stats: dict, path_end: str, name: str) -> float:
@@ -374,7 +374,7 @@ def stage_profile(urls: list[str], proxy: str, topic: Path, scratch: Path) -> tu
     stages['other'] = total - sum(stages.values())
     scale = plain / total if total else 0.0
     stages = {stage: seconds * scale for stage, seconds in stages.items()}
-    stages = {'fetch (requests, robots, politeness; timed, not profiled)': fetch_seconds, **stages}
+    stages = {'fetch (HTTP, robots, politeness; timed, not profiled)': fetch_seconds, **stages}
     return ({stage: 1000 * seconds / len(pages) for stage, seconds in stages.items()},
             1000 * (plain + fetch_seconds) / len(pages), len(pages))
 

@@ -65,7 +65,7 @@ def plain_fetch(urls: list[str], settings: CrawlSettings) -> list[dict]:
 
 
 def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict], list[dict]]:
-    """Extract's and Score's DoFns over fetched pages: (page rows, link rows)."""
+    """Extract's and Score's DoFns over fetched pages: (page rows, each page's link columns)."""
     extract = ExtractPagesFn(dictionary_words=settings.topic.dictionary_words)
     extract.setup()  # the topic's keywords as dictionary words, as in a round
     extracted = [page for fetched_page in fetched for page in extract.process(fetched_page)]
@@ -80,7 +80,7 @@ def plain_score(fetched: list[dict], settings: CrawlSettings) -> tuple[list[dict
             if not hasattr(row, 'tag'):
                 pages.append(row)
             elif row.tag == Score.LINKS:
-                links.extend(row.value)
+                links.append(row.value)
     return pages, links
 
 

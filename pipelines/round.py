@@ -35,50 +35,48 @@ from transforms.extract import Extract
 from transforms.fetch import Fetch, reached_urls
 from transforms.frontier import UpdateFrontier
 from transforms.score import Score
-from transforms.tables import rows_table
+from transforms.tables import columns_table, rows_table
 
 
 class _RowsToTables(beam.DoFn):
-    """Rows (or lists of rows) -> a pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row
-    group's worth), built in C++ from all of them at once (transforms/tables.py rows_table).
-    Beam's row-at-a-time WriteToParquet looks up each column's schema field for every row in
-    Python: 4% of a whole crawl's instructions (300 CWCED pages, callgrind)."""
+    """Rows (or, with `columns`, batches of columns: transforms/tables.py columns_table) -> a
+    pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row group's worth), built in C++ from
+    all of them at once. Beam's row-at-a-time WriteToParquet looks up each column's schema field
+    for every row in Python: 4% of a whole crawl's instructions (300 CWCED pages, callgrind)."""
     ROWS_PER_TABLE = 10_000
 
-    def __init__(self, table_schema: pa.Schema, row_lists: bool):
+    def __init__(self, table_schema: pa.Schema, columns: bool):
         self.schema = table_schema
-        self.row_lists = row_lists
+        self.columns = columns
 
     def start_bundle(self):
-        self.rows = []
+        self.batch, self.rows = [], 0
 
-    def process(self, rows):
-        if self.row_lists:
-            self.rows.extend(rows)
-        else:
-            self.rows.append(rows)
-        if len(self.rows) >= self.ROWS_PER_TABLE:
+    def process(self, element):
+        self.batch.append(element)
+        self.rows += len(element[self.schema.names[0]]) if self.columns else 1
+        if self.rows >= self.ROWS_PER_TABLE:
             yield self._table()
 
     def finish_bundle(self):
-        if self.rows:
+        if self.batch:
             yield GlobalWindows.windowed_value_at_end_of_window(self._table())
 
     def _table(self) -> pa.Table:
-        rows, self.rows = self.rows, []
-        return rows_table(rows, self.schema)
+        batch, self.batch, self.rows = self.batch, [], 0
+        return columns_table(batch, self.schema) if self.columns else rows_table(batch, self.schema)
 
 
 class WriteTable(beam.PTransform):
-    """Rows -> Parquet shards of one crawl table in a pending round directory. With `row_lists`
-    each element is a list of rows (a page's links: ~100 on a real page); with `tables`, a pyarrow
+    """Rows -> Parquet shards of one crawl table in a pending round directory. With `columns` each
+    element is a batch of columns (a page's links: ~100 on a real page); with `tables`, a pyarrow
     table with the table's columns (cast to its schema here)."""
 
-    def __init__(self, directory: str, table: str, row_lists: bool = False, tables: bool = False):
+    def __init__(self, directory: str, table: str, columns: bool = False, tables: bool = False):
         super().__init__()
         self.directory = directory
         self.table = table
-        self.row_lists = row_lists
+        self.columns = columns
         self.tables = tables
 
     def expand(self, rows):
@@ -86,7 +84,7 @@ class WriteTable(beam.PTransform):
         if self.tables:
             tables = rows | 'ToSchema' >> beam.Map(lambda table: table.select(table_schema.names).cast(table_schema))
         else:
-            tables = rows | 'ToTables' >> beam.ParDo(_RowsToTables(table_schema, self.row_lists))
+            tables = rows | 'ToTables' >> beam.ParDo(_RowsToTables(table_schema, self.columns))
         return tables | 'Write' >> beam.io.WriteToParquetBatched(path, table_schema, file_name_suffix='.parquet',
                                                                 shard_name_template='-SSSSS-of-NNNNN')
 
@@ -162,7 +160,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous, batched=True)
     scored = extracted | 'Score' >> Score(settings.topic, strategy, number, prior_documents(crawl, earlier), prior_terms)
     scored[Score.PAGES] | 'WritePages' >> WriteTable(out, 'pages')
-    scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links', row_lists=True)
+    scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links', columns=True)
     scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats', tables=True)
 
     reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))

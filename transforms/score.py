@@ -10,6 +10,11 @@ from models.topic import Topic
 from models.urls import host_of
 from transforms.termstats import DocumentFrequencies
 
+# The links table's columns (pipelines/schema.py LINKS) a page's edges fill link by link (its round
+# and source are the page's).
+EDGE_COLUMNS = ('dst', 'anchor', 'context', 'block', 'link_index', 'anchor_relevance', 'context_relevance',
+                'url_relevance', 'priority')
+
 
 def looked_up_words(extracted: dict) -> list[str]:
     """The words besides the page's own whose statistics Score looks up, as space-joined strings:
@@ -59,16 +64,13 @@ class ScorePagesFn(beam.DoFn):
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     anchor_relevance, context_relevance, url_relevance, block_index)
             score = self.strategy.score_link(features, parent, relevance)
-            edges.append({'round': self.round, 'url': source, 'dst': url, 'anchor': anchor,
-                          'context': context, 'block': block, 'link_index': index,
-                          'anchor_relevance': features.anchor_relevance,
-                          'context_relevance': features.context_relevance,
-                          'url_relevance': features.url_relevance,
-                          'priority': None if score is None else score.priority})
+            edges.append((url, anchor, context, block, index, anchor_relevance, context_relevance, url_relevance,
+                          None if score is None else score.priority))
             if score is not None:
                 found.append(link_candidate(features, parent, score, index, self.round))
         if edges:
-            yield beam.pvalue.TaggedOutput(Score.LINKS, edges)
+            yield beam.pvalue.TaggedOutput(Score.LINKS, {'round': [self.round] * len(edges), 'url': [source] * len(edges),
+                                                         **dict(zip(EDGE_COLUMNS, zip(*edges)))})
         if found:
             yield beam.pvalue.TaggedOutput(Score.FOUND, found)
 
@@ -97,8 +99,9 @@ class ScorePagesFn(beam.DoFn):
 
 
 class Score(beam.PTransform):
-    """Extracted pages -> {'pages': page rows, 'links': each page's edge rows (a list per page: ~100
-    rows of a real page travel and are written as one element), 'found': candidate rows of the
+    """Extracted pages -> {'pages': page rows, 'links': each page's edges as columns
+    (transforms/tables.py columns_table: ~100 rows of a real page travel and are written as one
+    element, without a dict per row), 'found': candidate rows of the
     links the strategy keeps (a list per page too), 'term_stats': tables of the crawl's cumulative
     (round, term, pages) counts}.
 

@@ -18,6 +18,14 @@ def rows_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pydict({name: [row.get(name) for row in rows] for name in schema.names}, schema)
 
 
+def columns_table(batches: list[dict[str, list]], schema: pa.Schema) -> pa.Table:
+    """Batches of columns (name -> a list of values for each column of `schema`, the lists of a
+    batch of one length) -> one table of `schema`: a page's ~100 links become rows without a dict
+    each, and without a lookup per row and column to turn them back into columns."""
+    return pa.Table.from_pydict({name: [value for batch in batches for value in batch[name]] for name in schema.names},
+                                schema)
+
+
 def key_partitions(table: pa.Table, key: str) -> Iterator[tuple[int, pa.Table]]:
     """(partition, the table's rows whose `key` falls in it) for each partition it has rows of. A
     key's partition is the same in every process (Python's str hash is salted per process)."""

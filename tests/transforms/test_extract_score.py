@@ -46,8 +46,9 @@ def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_no
                                                          if '房价' in row['terms'] else 0))
         assert_that(ranked, equal_to([('http://a.test/1', True, 'gb18030', 3, 2),
                                       ('http://b.test/2', False, 'utf-8', 3, 0)]), label='pages')
-        edges = scored['links'] | beam.FlatMap(lambda rows: [(row['url'], row['dst'], row['block'], row['priority'] > 0,
-                                                              row['anchor_relevance'] > 0) for row in rows])
+        edges = scored['links'] | beam.FlatMap(lambda columns: zip(
+            columns['url'], columns['dst'], columns['block'], [priority > 0 for priority in columns['priority']],
+            [relevance > 0 for relevance in columns['anchor_relevance']]))
         assert_that(edges, equal_to([('http://a.test/1', 'http://a.test/', 'navigation', True, False),
                                      ('http://a.test/1', 'http://b.test/x', 'noise', True, True),
                                      ('http://b.test/2', 'http://b.test/', 'navigation', False, False),
