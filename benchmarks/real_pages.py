@@ -69,11 +69,11 @@ from models.settings import CrawlSettings, FetchSettings
 from models.topic import load_topic
 from pipelines import schema
 from pipelines.state import CrawlDir
-from transforms.tables import columns_table, rows_table
 from sandbox.archive import Archive
 from sandbox.build import ensure_web
 from sandbox.corpora import shared_data_dir
 from sandbox.search_index import SearchIndexBuilder
+from transforms.tables import columns_table, rows_table
 
 PROJECT = Path(__file__).resolve().parents[1]
 DEFAULT_MODES = 'in_memory:1,multi_processing:1,multi_processing:2'

@@ -619,7 +619,6 @@ def han_counts(str text, str function_characters, str marks) -> tuple:
     return han, runs, function, marked
 
 
-
 cdef inline bint _is_letter(Py_UCS4 character):
     """What a regular expression's [^\\W\\d_] matches: alphanumeric, not a decimal digit (Han too);
     in ASCII, a to z in either case, told without Python's character tables."""
@@ -648,6 +647,7 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
         words += 1
         stops += text[start:index] in stop_words
     return words, stops
+
 
 # --- tokenising (models.text.words and tokenize) ---
 

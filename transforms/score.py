@@ -21,7 +21,7 @@ def looked_up_words(extracted: dict) -> list[str]:
     its links' anchor, context and URL terms (transforms/extract.py) and its related blocks' terms
     (the content blocks' are the page's). The document frequencies split each distinct string of
     a bundle once: a site's menus recur on each of its pages."""
-    words = [words for link in extracted['links'] for words in link[4:7]]
+    words = [words for link in extracted['links'] for words in link[4:7]]  # its anchor, context, URL terms
     words.extend(' '.join(terms) for _, terms in extracted['blocks'])
     return words
 
@@ -69,7 +69,8 @@ class ScorePagesFn(beam.DoFn):
             if score is not None:
                 found.append(link_candidate(features, parent, score, index, self.round))
         if edges:
-            yield beam.pvalue.TaggedOutput(Score.LINKS, {'round': [self.round] * len(edges), 'url': [source] * len(edges),
+            yield beam.pvalue.TaggedOutput(Score.LINKS, {'round': [self.round] * len(edges),
+                                                         'url': [source] * len(edges),
                                                          **dict(zip(EDGE_COLUMNS, zip(*edges)))})
         if found:
             yield beam.pvalue.TaggedOutput(Score.FOUND, found)
@@ -101,9 +102,8 @@ class ScorePagesFn(beam.DoFn):
 class Score(beam.PTransform):
     """Extracted pages -> {'pages': page rows, 'links': each page's edges as columns
     (transforms/tables.py columns_table: ~100 rows of a real page travel and are written as one
-    element, without a dict per row), 'found': candidate rows of the
-    links the strategy keeps (a list per page too), 'term_stats': tables of the crawl's cumulative
-    (round, term, pages) counts}.
+    element, without a dict per row), 'found': candidate rows of the links the strategy keeps (a
+    list per page), 'term_stats': tables of the crawl's cumulative (round, term, pages) counts}.
 
     `prior_term_stats` is the previous round's committed term_stats (tables: ReadCommitted batched) and
     `prior_documents` the pages fetched before this round (D of WL eq. 3, from the manifests).
