@@ -15,16 +15,26 @@ from models.strategies.base import LinkFeatures, LinkScore, ParentPage
 from models.urls import host_of
 
 
-def link_candidate(link: LinkFeatures, parent: ParentPage, score: LinkScore, link_index: int,
-                   round_number: int) -> dict:
-    """The candidate row of one scored outlink."""
-    return {'round': round_number, 'url': link.url, 'host': host_of(link.url), 'priority': score.priority,
-            'depth': score.depth, 'operator': 'link', 'parent_url': parent.url,
-            'parent_relevance': parent.relevance, 'block': link.block, 'anchor': link.anchor,
-            'anchor_relevance': link.anchor_relevance, 'context_relevance': link.context_relevance,
-            'url_relevance': link.url_relevance, 'first_round': round_number,
-            'parent_position': parent.position, 'link_index': link_index, 'times_linked': 1,
-            'title': None, 'snippet': None, 'inherited': score.inherited}
+# The candidate columns a page's kept links fill link by link (tuples in this order); the others
+# are the page's or the same for every link.
+FOUND_COLUMNS = ('url', 'host', 'priority', 'depth', 'block', 'anchor', 'anchor_relevance', 'context_relevance',
+                 'url_relevance', 'link_index', 'inherited')
+
+
+def found_link(link: LinkFeatures, score: LinkScore, link_index: int) -> tuple:
+    """One kept outlink's values of FOUND_COLUMNS."""
+    return (link.url, host_of(link.url), score.priority, score.depth, link.block, link.anchor, link.anchor_relevance,
+            link.context_relevance, link.url_relevance, link_index, score.inherited)
+
+
+def link_candidates(found: list[tuple], parent: ParentPage, round_number: int) -> dict[str, list]:
+    """The candidate rows of a page's kept outlinks (found_link tuples) as a batch of columns
+    (transforms/tables.py columns_table): no dict per link, each column made once."""
+    count = len(found)
+    return {**dict(zip(FOUND_COLUMNS, zip(*found))), 'round': [round_number] * count, 'operator': ['link'] * count,
+            'parent_url': [parent.url] * count, 'parent_relevance': [parent.relevance] * count,
+            'first_round': [round_number] * count, 'parent_position': [parent.position] * count,
+            'times_linked': [1] * count, 'title': [None] * count, 'snippet': [None] * count}
 
 
 def seed_candidate(url: str, seed_index: int, depth: int, round_number: int) -> dict:
@@ -45,56 +55,12 @@ BEST_FIRST = [('priority', 'descending', 'at_end'), ('first_round', 'ascending',
               ('parent_url', 'ascending', 'at_start')]
 
 
-def preference(row: dict) -> tuple:
-    """A row's place in BEST_FIRST, smaller first, for rows merged one at a time."""
-    key = []
-    for column, order, nulls in BEST_FIRST:
-        value = row[column]
-        if value is None:
-            key.append((nulls == 'at_end', 0))
-        else:
-            key.append((nulls != 'at_end', -value if order == 'descending' else value))
-    return tuple(key)
-
-
-class CandidateMerger:
-    """Rows of one round merged per URL as they come, to what merge_candidates makes of them (but
-    for the round), so a batch holds a row per URL: a site's menus link the same URLs from each of
-    its pages. Exact: rows found in one round share their first round, so the merged row ranks as
-    its best row did, and merging it with others later gives the row of merging all at once."""
-
-    def __init__(self):
-        self.by_url = {}  # url -> [best row, largest depth, first round, links, best row's preference or None]
-
-    def __len__(self) -> int:
-        return len(self.by_url)
-
-    def add(self, row: dict) -> None:
-        merged = self.by_url.get(row['url'])
-        if merged is None:
-            self.by_url[row['url']] = [row, row['depth'], row['first_round'], row['times_linked'], None]
-            return
-        priority = merged[0]['priority']
-        if row['priority'] > priority:
-            merged[0], merged[4] = row, None
-        elif row['priority'] == priority:  # a tie (a menu's link on each page of a site): the full order
-            if merged[4] is None:
-                merged[4] = preference(merged[0])
-            key = preference(row)
-            if key < merged[4]:
-                merged[0], merged[4] = row, key
-        merged[1] = max(merged[1], row['depth'])
-        merged[2] = min(merged[2], row['first_round'])
-        merged[3] += row['times_linked']
-
-    def rows(self) -> list[dict]:
-        return [{**best, 'depth': depth, 'first_round': first_round, 'times_linked': links}
-                for best, depth, first_round, links, _ in self.by_url.values()]
-
-
 def merge_candidates(rows: pa.Table, round_number: int) -> pa.Table:
     """Candidate rows of any URLs (earlier rounds' and this one's) -> a row per URL, sorted by URL,
-    in this round's table. Columns at once: a round merges ~100 rows a real page."""
+    in this round's table. Columns at once: a round merges ~100 rows a real page. Merging some of a
+    round's rows first (a bundle's, before the shuffle: a site's menus link the same URLs from each
+    of its pages) changes nothing: they share their first round, so the merged row ranks as its
+    best row did, and merging it with the others later gives the row of merging all at once."""
     if rows.num_rows == 0:
         return rows
     ordered = rows.sort_by([('url', 'ascending', 'at_end'), *BEST_FIRST])

@@ -3,39 +3,47 @@ requested or reached -> this round's candidates table (models/frontier.py merges
 
 The rows travel as pyarrow tables, one per shuffle partition of their URLs (transforms/tables.py)
 and batch of rows, a bundle's found rows merged per URL first: the shuffle groups a few tables per
-bundle, and each partition's rows are merged a column at a time. As single rows keyed by URL, every candidate (~100 a real page, most
-of them distinct on a real web) was coded and handled one by one through a combine, a join and
-the join's flatten: 3.1 of a 1,000-page round's 22.8 CPU-s on Dragnet's news pages, and the
-candidates table grows with the crawl."""
+bundle, and each partition's rows are merged a column at a time. As single rows keyed by URL, every
+candidate (~100 a real page, most of them distinct on a real web) was coded and handled one by one
+through a combine, a join and the join's flatten: 3.1 of a 1,000-page round's 22.8 CPU-s on
+Dragnet's news pages, and the candidates table grows with the crawl. A page's found rows come as
+one batch of columns and a bundle's are merged in Arrow (merge_candidates), not as a dict per link
+merged in Python."""
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.transforms.window import GlobalWindows
 
-from models.frontier import CandidateMerger, merge_candidates
-from transforms.tables import rows_table, tagged_partitions
+from models.frontier import merge_candidates
+from transforms.tables import columns_table, rows_table, tagged_partitions
 
 URLS = pa.schema([('url', pa.string())])
 
 
 class PartitionRowsFn(beam.DoFn):
-    """Candidate rows of `schema` (lists of them with `row_lists`), merged per URL as they come
-    (CandidateMerger), or URLs when `schema` is None -> (partition, (tag, table of those rows)), a
-    table per partition every BATCH_ROWS URLs and at the bundle's end."""
+    """Candidate rows of `schema` (with `columns`, batches of columns: a page's kept links,
+    models/frontier.py link_candidates), merged per URL a batch at a time, or URLs when `schema`
+    is None -> (partition, (tag, table of those rows)), a table per partition every BATCH_ROWS rows
+    and at the bundle's end."""
     BATCH_ROWS = 20_000
 
-    def __init__(self, tag: str, schema: pa.Schema | None, row_lists: bool = False):
+    def __init__(self, tag: str, schema: pa.Schema | None, round_number: int = 0, columns: bool = False):
         self.tag = tag
         self.schema = schema
-        self.row_lists = row_lists
+        self.round = round_number
+        self.columns = columns
 
     def start_bundle(self):
-        self.batch = set() if self.schema is None else CandidateMerger()
+        self.batch, self.rows = (set() if self.schema is None else []), 0
 
-    def process(self, rows):
-        for row in rows if self.row_lists else (rows,):
-            self.batch.add(row)
-        if len(self.batch) >= self.BATCH_ROWS:
+    def process(self, element):
+        if self.schema is None:
+            self.batch.add(element)
+            self.rows = len(self.batch)
+        else:
+            self.batch.append(element)
+            self.rows += len(element['url']) if self.columns else 1
+        if self.rows >= self.BATCH_ROWS:
             yield from self._tables()
 
     def finish_bundle(self):
@@ -45,9 +53,13 @@ class PartitionRowsFn(beam.DoFn):
     def _tables(self):
         batch = self.batch
         self.start_bundle()
-        if batch:
-            table = pa.table({'url': list(batch)}, URLS) if self.schema is None else rows_table(batch.rows(), self.schema)
-            yield from tagged_partitions(table, 'url', self.tag)
+        if not batch:
+            return
+        if self.schema is None:
+            table = pa.table({'url': list(batch)}, URLS)
+        else:
+            table = merge_candidates((columns_table if self.columns else rows_table)(batch, self.schema), self.round)
+        yield from tagged_partitions(table, 'url', self.tag)
 
 
 class MergeCandidatesFn(beam.DoFn):
@@ -79,11 +91,11 @@ class MergeCandidatesFn(beam.DoFn):
 
 class UpdateFrontier(beam.PTransform):
     """{'previous': last round's candidate rows as tables (ReadCommitted batched), 'found': this
-    round's candidate rows of its links, a list per page, 'waiting': candidate rows found before
-    this round other than as links (seeds waiting for room), 'reached': every URL requested or
-    reached by redirect, in any round} -> tables of candidate rows (`schema`). The inputs are
-    tagged and grouped by partition here rather than by CoGroupByKey, whose own tagging step
-    would lose the tables' coder."""
+    round's candidate rows of its links, a batch of columns per page, 'waiting': candidate rows
+    found before this round other than as links (seeds waiting for room), 'reached': every URL
+    requested or reached by redirect, in any round} -> tables of candidate rows (`schema`). The
+    inputs are tagged and grouped by partition here rather than by CoGroupByKey, whose own tagging
+    step would lose the tables' coder."""
 
     def __init__(self, round_number: int, schema: pa.Schema):
         super().__init__()
@@ -92,8 +104,9 @@ class UpdateFrontier(beam.PTransform):
 
     def expand(self, inputs):
         return ((inputs['previous'] | 'PartitionPrevious' >> beam.FlatMap(tagged_partitions, 'url', 'previous'),
-                 inputs['found'] | 'PartitionFound' >> beam.ParDo(PartitionRowsFn('found', self.schema, row_lists=True)),
-                 inputs['waiting'] | 'PartitionWaiting' >> beam.ParDo(PartitionRowsFn('waiting', self.schema)),
+                 inputs['found'] | 'PartitionFound' >> beam.ParDo(
+                     PartitionRowsFn('found', self.schema, self.round, columns=True)),
+                 inputs['waiting'] | 'PartitionWaiting' >> beam.ParDo(PartitionRowsFn('waiting', self.schema, self.round)),
                  inputs['reached'] | 'PartitionReached' >> beam.ParDo(PartitionRowsFn('done', None)))
                 | 'AllPartitioned' >> beam.Flatten()
                 | 'GroupByPartition' >> beam.GroupByKey()

@@ -2,7 +2,7 @@
 (the graph's edges) and the links the crawl's strategy keeps as candidates for its frontier."""
 import apache_beam as beam
 
-from models.frontier import link_candidate
+from models.frontier import found_link, link_candidates
 from models.relevance import TopicRelevance
 from models.strategies import LinkFeatures, PageFeatures, ParentPage, Strategy
 from models.termstats import TermStats
@@ -67,13 +67,13 @@ class ScorePagesFn(beam.DoFn):
             edges.append((url, anchor, context, block, index, anchor_relevance, context_relevance, url_relevance,
                           None if score is None else score.priority))
             if score is not None:
-                found.append(link_candidate(features, parent, score, index, self.round))
+                found.append(found_link(features, score, index))
         if edges:
             yield beam.pvalue.TaggedOutput(Score.LINKS, {'round': [self.round] * len(edges),
                                                          'url': [source] * len(edges),
                                                          **dict(zip(EDGE_COLUMNS, zip(*edges)))})
         if found:
-            yield beam.pvalue.TaggedOutput(Score.FOUND, found)
+            yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidates(found, parent, self.round))
 
     def _relevance(self, documents: int, frequency_tables: list) -> TopicRelevance:
         """One for as long as the side inputs stay the same objects (a bundle's pages, usually), so
@@ -103,7 +103,8 @@ class Score(beam.PTransform):
     """Extracted pages -> {'pages': page rows, 'links': each page's edges as columns
     (transforms/tables.py columns_table: ~100 rows of a real page travel and are written as one
     element, without a dict per row), 'found': candidate rows of the links the strategy keeps (a
-    list per page), 'term_stats': tables of the crawl's cumulative (round, term, pages) counts}.
+    batch of columns per page: models/frontier.py link_candidates), 'term_stats': tables of the
+    crawl's cumulative (round, term, pages) counts}.
 
     `prior_term_stats` is the previous round's committed term_stats (tables: ReadCommitted batched) and
     `prior_documents` the pages fetched before this round (D of WL eq. 3, from the manifests).

@@ -3,7 +3,7 @@ import random
 
 import pyarrow as pa
 
-from models.frontier import CandidateMerger, link_candidate, merge_candidates
+from models.frontier import found_link, link_candidates, merge_candidates
 from models.strategies import LinkFeatures, LinkScore, ParentPage
 from pipelines.schema import CANDIDATES
 
@@ -11,7 +11,9 @@ from pipelines.schema import CANDIDATES
 def found(parent_url, priority, round_number, position=0, index=0, depth=-1):
     link = LinkFeatures('http://x.test/a', 'anchor', 'content', ['anchor'], [], ['x', 'test'], 0.4, 0.0, 0.1)
     parent = ParentPage(parent_url, 0.6, 2, position)
-    return link_candidate(link, parent, LinkScore(priority, depth), index, round_number)
+    columns = link_candidates([found_link(link, LinkScore(priority, depth), index)], parent, round_number)
+    assert sorted(columns) == sorted(CANDIDATES.names)
+    return {name: values[0] for name, values in columns.items()}
 
 
 def test_a_link_becomes_a_candidate_row_with_its_features_kept_apart():
@@ -59,10 +61,7 @@ def test_a_round_s_rows_merged_as_they_come_in_any_batches_give_the_rows_of_merg
         cuts = sorted(chance.sample(range(1, len(this_round)), 3))
         premerged = []
         for batch in (this_round[start:end] for start, end in zip([0, *cuts], [*cuts, len(this_round)])):
-            merger = CandidateMerger()
-            for row in batch:
-                merger.add(row)
-            premerged += merger.rows()
+            premerged += merged(batch, 4)
         assert len(premerged) < len(this_round) and merged(premerged, 4) == merged(this_round, 4)
         assert merged(earlier + premerged, 4) == merged(rows, 4)
 

@@ -53,8 +53,9 @@ def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_no
                                      ('http://a.test/1', 'http://b.test/x', 'noise', True, True),
                                      ('http://b.test/2', 'http://b.test/', 'navigation', False, False),
                                      ('http://b.test/2', 'http://a.test/y', 'noise', False, False)]), label='links')
-        found = scored['found'] | beam.FlatMap(lambda rows: [(row['url'], row['parent_position'], row['link_index'],
-                                                              row['first_round'], row['operator']) for row in rows])
+        found = scored['found'] | beam.FlatMap(lambda columns: zip(
+            columns['url'], columns['parent_position'], columns['link_index'], columns['first_round'],
+            columns['operator']))
         assert_that(found, equal_to([('http://a.test/', 0, 0, 3, 'link'), ('http://b.test/x', 0, 1, 3, 'link'),
                                      ('http://b.test/', 1, 0, 3, 'link'), ('http://a.test/y', 1, 1, 3, 'link')]),
                     label='found')

@@ -18,6 +18,11 @@ def row(url, priority, round_number, parent='http://p.test/', times_linked=1):
             'title': None, 'snippet': None}
 
 
+def columns(rows):
+    """Rows as the Score stage gives a page's found rows: a batch of columns."""
+    return {name: [row.get(name) for row in rows] for name in CANDIDATES.names}
+
+
 PREVIOUS = [row('http://a.test/1', 0.2, 1, times_linked=2), row('http://a.test/2', 0.9, 1),
             row('http://b.test/1', 0.4, 1)]
 FOUND = [row('http://a.test/1', 0.6, 2, parent='http://q.test/'), row('http://c.test/1', 0.3, 2),
@@ -32,7 +37,7 @@ LOG = [{'url': 'http://a.test/2', 'final_url': 'http://a.test/2', 'redirects': [
 def test_the_new_candidates_are_merged_and_never_hold_a_url_reached():
     with BeamTestPipeline('FnApiRunner') as pipeline:
         candidates = ({'previous': pipeline | 'Previous' >> beam.Create([rows_table(PREVIOUS, CANDIDATES)]),
-                       'found': pipeline | 'Found' >> beam.Create([FOUND[:2], FOUND[2:]]),
+                       'found': pipeline | 'Found' >> beam.Create([columns(FOUND[:2]), columns(FOUND[2:])]),
                        'waiting': pipeline | 'Waiting' >> beam.Create(WAITING),
                        'reached': pipeline | 'Log' >> beam.Create(LOG) | beam.FlatMap(reached_urls)}
                       | UpdateFrontier(2, CANDIDATES))
@@ -51,7 +56,7 @@ def test_rows_are_merged_in_their_url_partition_whatever_the_batches(monkeypatch
     found = [row(f'http://h{n % 5}.test/{n % 40}', (n * 7 % 10) / 10, 2, parent=f'http://p{n}.test/') for n in range(200)]
     with BeamTestPipeline('FnApiRunner') as pipeline:
         candidates = ({'previous': pipeline | 'Previous' >> beam.Create([]),
-                       'found': pipeline | 'Found' >> beam.Create([found[n:n + 9] for n in range(0, 200, 9)]),
+                       'found': pipeline | 'Found' >> beam.Create([columns(found[n:n + 9]) for n in range(0, 200, 9)]),
                        'waiting': pipeline | 'Waiting' >> beam.Create([]),
                        'reached': pipeline | 'Reached' >> beam.Create(['http://h0.test/0'])}
                       | UpdateFrontier(2, CANDIDATES))
