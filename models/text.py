@@ -21,7 +21,7 @@ import unicodedata
 import rjieba
 import stopwordsiso
 
-from models.segment import index_terms, put_back_words, script_runs
+from models.segment import han_and_letters, index_terms, put_back_words, script_runs
 
 # Han characters, for inside a regex character class: the CJK unified ideographs (extension A,
 # the basic block, compatibility ideographs, extensions B-F). Every module counts Han with these.
@@ -141,9 +141,9 @@ def use_dictionary_words(extra_words) -> None:
 
 
 def is_chinese(text: str, threshold: float = 0.2) -> bool:
-    """True when Han characters make up at least `threshold` of the letters in `text`."""
-    han = len(HAN_CHARACTER.findall(text))
-    letters = len(_HAS_LETTER.findall(text))
+    """True when Han characters make up at least `threshold` of the letters in `text` (counted
+    compiled, as HAN_CHARACTER and _HAS_LETTER match)."""
+    han, letters = han_and_letters(text)
     return letters > 0 and han / letters >= threshold
 
 

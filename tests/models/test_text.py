@@ -4,7 +4,7 @@ import unicodedata
 import jieba
 
 from models import text
-from models.segment import index_terms, script_runs
+from models.segment import han_and_letters, index_terms, script_runs
 
 
 def test_full_width_and_case_are_normalised():
@@ -78,6 +78,20 @@ def test_the_compiled_script_runs_are_the_regular_expressions():
     for _ in range(30000):
         value = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         assert script_runs(value) == expected_runs(value), value
+
+
+def test_the_compiled_han_and_letter_counts_are_the_regular_expressions_matches():
+    """han_and_letters (compiled, models/segment.pyx), which is_chinese decides by, counts what
+    HAN_CHARACTER and _HAS_LETTER find: every code point alone, and seeded random strings."""
+    for code in range(0x110000):
+        character = chr(code)
+        assert han_and_letters(character) == (len(text.HAN_CHARACTER.findall(character)),
+                                              len(text._HAS_LETTER.findall(character))), hex(code)
+    alphabet = [*"的房价abZ19_'é\u0301ж٣²½ア ,.\n", '\u3400', '\u4dbf', '\U0002ebef', '\u33ff', '\U0002ebf0']
+    rng = random.Random(3)
+    for _ in range(20000):
+        value = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert han_and_letters(value) == (len(text.HAN_CHARACTER.findall(value)), len(text._HAS_LETTER.findall(value)))
 
 
 def test_the_compiled_index_terms_are_is_term():
