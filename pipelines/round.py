@@ -31,7 +31,7 @@ from pipelines.committed import ReadCommitted
 from pipelines.local import new_pipeline
 from pipelines.state import CrawlDir, PendingRound
 from transforms.discover import LINK_COLUMNS, ChooseDiscovered, Discover
-from transforms.extract import Extract
+from transforms.extract import Extract, link_columns
 from transforms.fetch import Fetch, reached_urls
 from transforms.frontier import UpdateFrontier
 from transforms.score import Score
@@ -173,6 +173,14 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     return pipeline
 
 
+def hub_outlink_rows(page: dict) -> list[dict]:
+    """A fetched hub page's outlinks as BC's found rows (models.discovery.outlink_rows)."""
+    links = link_columns(page['links'])
+    return outlink_rows(page['final_url'], page['position'],
+                        [(url, block, index) for index, (url, block) in enumerate(zip(links['url'], links['block']))],
+                        'BC')
+
+
 def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: DiscoveryPlan, settings: CrawlSettings,
                     strategy: Strategy, number: int, count: int, earlier_reached, out: str,
                     progress_path: str | None = None):
@@ -198,10 +206,7 @@ def discovery_round(pipeline, crawl: CrawlDir, earlier: list[int], plan: Discove
             | 'ChooseHubs' >> ChooseDiscovered(max(1, math.floor(count * plan.hub_share)), number, strategy))
     hub_fetch = hubs | 'FetchHubs' >> Fetch(policy, number, progress_path)
     hub_pages = hub_fetch[Fetch.PAGES] | 'ExtractHubs' >> Extract(blocks, words)
-    hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(
-        lambda page: outlink_rows(page['final_url'], page['position'],
-                                  [(url, block, index) for index, (url, _, _, block, *_) in enumerate(page['links'])],
-                                  'BC'))
+    hub_outlinks = hub_pages | 'HubOutlinks' >> beam.FlatMap(hub_outlink_rows)
     known = ((earlier_reached, hubs | 'HubUrls' >> beam.Map(lambda row: row['url']),
               hub_fetch[Fetch.LOG] | 'HubsReached' >> beam.FlatMap(reached_urls))
              | 'KnownAfterHubs' >> beam.Flatten())

@@ -11,6 +11,20 @@ from models.extract import extract_page
 
 CONTEXT_BLOCKS = ('content', 'related')  # elsewhere the "context" is only more menu anchors
 CARRIED = ('url', 'final_url', 'depth', 'position', 'inherited', 'fetched_at')  # of the fetched record, for Score
+# A page's links travel as one string per column, the links' values joined by newlines (none holds
+# one: URLs lose theirs, anchors and contexts are whitespace-collapsed, terms are space-joined),
+# and their blocks' places as a list ('block_index').
+JOINED_LINK_COLUMNS = ('url', 'anchor', 'context', 'block', 'anchor_terms', 'context_terms', 'url_terms')
+
+
+def link_columns(links: dict) -> dict[str, list]:
+    """A page's links as ExtractPagesFn gives them -> a list per column (JOINED_LINK_COLUMNS and
+    'block_index', each of a value per link in document order)."""
+    count = len(links['block_index'])
+    columns = {name: links[name].split('\n') if count else [] for name in JOINED_LINK_COLUMNS}
+    if any(len(values) != count for values in columns.values()):
+        raise ValueError('a link value holds a newline: the columns of a page\'s links do not line up')
+    return {**columns, 'block_index': links['block_index']}
 
 
 @functools.cache
@@ -29,12 +43,12 @@ class ExtractPagesFn(beam.DoFn):
     terms of its anchor, its context (content and related blocks only) and its URL, kept apart,
     and its block's place among the page's content and related blocks. With `blocks`, also the
     terms of each of those blocks (SSAPS scores them one by one). The body and block measures stay
-    here: the record is materialised between stages, and a link travels as a plain tuple (url,
-    anchor, context, block, anchor terms, context terms, URL terms, block index), which Beam's
-    coder writes ten times faster than a dataclass. The page's distinct terms and each link's
-    terms travel as one string each, the terms separated by spaces (a term holds no whitespace;
-    `.split()` gives them back): Beam's coder decodes one string several times faster than a list
-    of short ones (~1,300 tokens, ~700 of them distinct, and ~900 link terms a real page). The
+    here: the record is materialised between stages, and Beam's coder writes and reads one long
+    string much faster than many short ones. So the page's distinct terms and each link's terms
+    travel as one string each, the terms separated by spaces (a term holds no whitespace; `.split()`
+    gives them back), and the links as columns, each one string (JOINED_LINK_COLUMNS, link_columns
+    splits them): a real page has ~1,300 tokens, ~700 of them distinct, and ~100 links with ~900
+    link terms; as a tuple per link, coding the record between the stages took ~0.3 ms of it. The
     page is counted once, here: the document frequencies need its distinct terms, TF-IDF and the
     pages table their counts (a Counter of a page's tokens is ~0.15 ms, and was made three times).
     Chinese is segmented with the topic's keywords as whole words (`dictionary_words`,
@@ -55,15 +69,19 @@ class ExtractPagesFn(beam.DoFn):
             self.unreadable.inc()
         scored_blocks = [block for block in page.blocks if block.kind in CONTEXT_BLOCKS]
         block_of = {id(link): index for index, block in enumerate(scored_blocks) for link in block.links}
-        links = [(link.url, link.anchor, link.context, link.block, text.recurring_terms(link.anchor),
-                  text.recurring_terms(link.context) if link.block in CONTEXT_BLOCKS else '',
-                  text.recurring_terms(text.url_words(link.url)), block_of.get(id(link)))
-                 for link in page.links]
+        urls, anchors, contexts, kinds = zip(*page.links) if page.links else ((), (), (), ())
+        columns = {'url': urls, 'anchor': anchors, 'context': contexts, 'block': kinds,
+                   'anchor_terms': [text.recurring_terms(anchor) for anchor in anchors],
+                   'context_terms': [text.recurring_terms(context) if kind in CONTEXT_BLOCKS else ''
+                                     for context, kind in zip(contexts, kinds)],
+                   'url_terms': [text.recurring_terms(text.url_words(url)) for url in urls]}
         counts = collections.Counter(text.tokenize(f'{page.title}\n{page.text}'))
         yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding,
-               'terms': ' '.join(counts), 'term_counts': list(counts.values()), 'links': links,
+               'terms': ' '.join(counts), 'term_counts': list(counts.values()),
+               'links': {**{name: '\n'.join(values) for name, values in columns.items()},
+                         'block_index': [block_of.get(id(link)) for link in page.links]},
                'blocks': [(block.kind, text.tokenize(block.text)) for block in scored_blocks] if self.blocks else []}
 
 

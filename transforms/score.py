@@ -8,12 +8,12 @@ from models.strategies import LinkFeatures, PageFeatures, ParentPage, Strategy
 from models.termstats import TermStats
 from models.topic import Topic
 from models.urls import host_of
+from transforms.extract import link_columns
 from transforms.termstats import DocumentFrequencies
 
-# The links table's columns (pipelines/schema.py LINKS) a page's edges fill link by link (its round
-# and source are the page's).
-EDGE_COLUMNS = ('dst', 'anchor', 'context', 'block', 'link_index', 'anchor_relevance', 'context_relevance',
-                'url_relevance', 'priority')
+# The links table's columns (pipelines/schema.py LINKS) Score fills link by link; the others are
+# the page's (round, source) or its links' columns as Extract gives them (dst, anchor, context, block).
+SCORE_COLUMNS = ('anchor_relevance', 'context_relevance', 'url_relevance', 'priority')
 
 
 def looked_up_words(extracted: dict) -> list[str]:
@@ -21,7 +21,8 @@ def looked_up_words(extracted: dict) -> list[str]:
     its links' anchor, context and URL terms (transforms/extract.py) and its related blocks' terms
     (the content blocks' are the page's). The document frequencies split each distinct string of
     a bundle once: a site's menus recur on each of its pages."""
-    words = [words for link in extracted['links'] for words in link[4:7]]  # its anchor, context, URL terms
+    links = extracted['links']
+    words = [words for name in ('anchor_terms', 'context_terms', 'url_terms') for words in links[name].split('\n')]
     words.extend(' '.join(terms) for _, terms in extracted['blocks'])
     return words
 
@@ -55,23 +56,26 @@ class ScorePagesFn(beam.DoFn):
                'depth': extracted['depth'], 'fetched_at': extracted['fetched_at']}
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
-        edges, found, link_words = [], [], self._link_words
-        for index, link in enumerate(extracted['links']):
-            url, anchor, context, block, anchor_words, context_words, url_words, block_index = link
+        links = link_columns(extracted['links'])
+        scores, found, link_words = [], [], self._link_words
+        for index, (url, anchor, block, anchor_words, context_words, url_words, block_index) in enumerate(zip(
+                links['url'], links['anchor'], links['block'], links['anchor_terms'], links['context_terms'],
+                links['url_terms'], links['block_index'])):
             anchor_terms, anchor_relevance = link_words(anchor_words)
             context_terms, context_relevance = link_words(context_words)
             url_terms, url_relevance = link_words(url_words)
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     anchor_relevance, context_relevance, url_relevance, block_index)
             score = self.strategy.score_link(features, parent, relevance)
-            edges.append((url, anchor, context, block, index, anchor_relevance, context_relevance, url_relevance,
-                          None if score is None else score.priority))
+            scores.append((anchor_relevance, context_relevance, url_relevance, None if score is None else score.priority))
             if score is not None:
                 found.append(found_link(features, score, index))
-        if edges:
-            yield beam.pvalue.TaggedOutput(Score.LINKS, {'round': [self.round] * len(edges),
-                                                         'url': [source] * len(edges),
-                                                         **dict(zip(EDGE_COLUMNS, zip(*edges)))})
+        if scores:
+            count = len(scores)
+            yield beam.pvalue.TaggedOutput(Score.LINKS, {
+                'round': [self.round] * count, 'url': [source] * count, 'dst': links['url'], 'anchor': links['anchor'],
+                'context': links['context'], 'block': links['block'], 'link_index': list(range(count)),
+                **dict(zip(SCORE_COLUMNS, zip(*scores)))})
         if found:
             yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidates(found, parent, self.round))
 
