@@ -541,20 +541,33 @@ def layout(Box box) -> tuple:
 def context(str raw, Py_ssize_t start, Py_ssize_t end) -> str:
     """CONTEXT_CHARS of the block's text on each side of the anchor, whitespace collapsed:
     collapse(raw[start - 4 * CONTEXT_CHARS:start])[-CONTEXT_CHARS:] and
-    collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS], read a character at a time from the
-    anchor outwards instead of splitting and joining 200-character windows (a real page has ~100
-    links)."""
+    collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS], joined by a space, read a character
+    at a time from the anchor outwards into one buffer and made one string, instead of splitting
+    and joining 200-character windows (a real page has ~100 links)."""
     if start < 0 or end < start:
         raise ValueError(f'context() needs 0 <= start <= end, not {start}, {end}')
-    before = _collapsed_run(raw, min(start, len(raw)) - 1, max(0, start - 4 * CONTEXT_CHARS) - 1, -1)
-    after = _collapsed_run(raw, end, min(len(raw), end + 4 * CONTEXT_CHARS), 1)
-    return f'{before} {after}'.strip()
+    cdef Py_UCS4 found[2 * CONTEXT_CHARS + 1]  # the text before (ending at CONTEXT_CHARS), a space, after
+    cdef Py_ssize_t before = _collapsed_run(raw, min(start, len(raw)) - 1, max(0, start - 4 * CONTEXT_CHARS) - 1, -1,
+                                            found)
+    cdef Py_ssize_t after = _collapsed_run(raw, end, min(len(raw), end + 4 * CONTEXT_CHARS), 1,
+                                           &found[CONTEXT_CHARS + 1])
+    # a run cut off at CONTEXT_CHARS by the space between two words ends in that space: not kept
+    if before and found[CONTEXT_CHARS - before] == 32:
+        before -= 1
+    if after and found[CONTEXT_CHARS + after] == 32:
+        after -= 1
+    if before == 0:
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &found[CONTEXT_CHARS + 1], after)
+    found[CONTEXT_CHARS] = 32
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &found[CONTEXT_CHARS - before],
+                                     before + (after + 1 if after else 0))
 
 
-cdef str _collapsed_run(str raw, Py_ssize_t first, Py_ssize_t stop, int step):
+cdef Py_ssize_t _collapsed_run(str raw, Py_ssize_t first, Py_ssize_t stop, int step, Py_UCS4* found):
     """CONTEXT_CHARS characters of collapse(the text from `first` towards `stop`, excluded), the
-    nearest ones, in reading order: a space between words, none before the first or after the last."""
-    cdef Py_UCS4 found[CONTEXT_CHARS]  # filled from the anchor outwards: from its end when reading back
+    nearest ones, in reading order: a space between words, none before the first or after the last.
+    Written to found[0:count] reading forwards, to found[CONTEXT_CHARS - count:CONTEXT_CHARS]
+    reading back (filled from the anchor outwards); returns the count."""
     cdef Py_ssize_t count = 0, index = first
     cdef bint space = False
     cdef Py_UCS4 character
@@ -572,9 +585,7 @@ cdef str _collapsed_run(str raw, Py_ssize_t first, Py_ssize_t stop, int step):
                 break
         found[count if step > 0 else CONTEXT_CHARS - 1 - count] = character
         count += 1
-    if step > 0:
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, found, count)
-    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &found[CONTEXT_CHARS - count], count)
+    return count
 
 
 # --- a block's text measures ---
