@@ -55,12 +55,12 @@ class BlockMeasures:
     punctuation: int            # sentence punctuation marks
     windowed: bool = False      # the article window took it out of the content
 
-    @classmethod
-    def of_text(cls, text: str, **measures) -> 'BlockMeasures':
-        """With the measures read off the block's text."""
-        counts = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
-        return cls(lines=text.count('\n') + 1 if text else 0, stop_word_density=stop_word_density(text, counts),
-                   punctuation=counts[3], **measures)
+
+
+def text_measures(text: str) -> tuple[int, float, int]:
+    """The measures read off a block's text: (lines, stop_word_density, punctuation)."""
+    counts = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
+    return text.count('\n') + 1 if text else 0, stop_word_density(text, counts), counts[3]
 
 
 def stop_word_density(text: str, counts: tuple | None = None) -> float:

@@ -35,7 +35,7 @@ from urllib.parse import urljoin
 import numpy as np
 from lxml import etree
 
-from models.block_model import BlockMeasures, decide_content, feature_rows
+from models.block_model import BlockMeasures, decide_content, feature_rows, text_measures
 from models.html import decode, header_charset
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, context, layout, segment,
                              void_marks)
@@ -255,11 +255,12 @@ def _finish(box: Box) -> tuple[Block, BlockMeasures]:
     block = Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
                                               context(raw, start, start + anchor.raw_length), kind)
                                 for anchor, start in anchors if anchor.url])
-    measures = BlockMeasures.of_text(
-        text, chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(PARAGRAPH),
+    lines, density, punctuation = text_measures(text)
+    measures = BlockMeasures(
+        chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(PARAGRAPH),
         list_items=raw.count(LIST_ITEM), headings=raw.count(HEADING), container=box.tag, depth=box.depth,
         marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
-        rule_kind=kind)
+        rule_kind=kind, lines=lines, stop_word_density=density, punctuation=punctuation)
     return block, measures
 
 

@@ -10,7 +10,7 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
 from models.block_model import (_LATIN_WORD, FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model,
-                                decide_content, feature_rows, stop_word_density)
+                                decide_content, feature_rows, stop_word_density, text_measures)
 from models.segment import han_counts, latin_word_counts
 from models.text import HAN_RANGES
 
@@ -21,7 +21,9 @@ def measures(text: str, **changes) -> BlockMeasures:
     values = dict(chars=len(''.join(text.split())), anchor_chars=0, links=0, paragraphs=1, list_items=0,
                   headings=0, container='div', depth=3, marker=None, related_marker=False, article_mark=False,
                   hidden=False, rule_kind='content')
-    return BlockMeasures.of_text(text, **{**values, **changes})
+    lines, density, punctuation = text_measures(text)
+    return BlockMeasures(**{**values, 'lines': lines, 'stop_word_density': density, 'punctuation': punctuation,
+                            **changes})
 
 
 def test_stop_word_density_tells_running_text_from_menus_in_both_languages():
