@@ -19,6 +19,7 @@ from urllib.parse import urljoin
 
 import numpy as np
 
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memset, strcmp
 
 from lxml.includes cimport tree
@@ -520,10 +521,10 @@ cdef bint _is_heading(list run):
 
 def layout(Box box) -> tuple:
     """What a finished box reads: its raw text (the pieces joined), its text (a line per paragraph,
-    whitespace collapsed), the visible characters of that text and of its anchors, and its
-    Anchors with their start in the raw text."""
+    whitespace collapsed: lines_text), the visible characters of that text and of its anchors,
+    and its Anchors with their start in the raw text."""
     cdef list pieces = [], anchors = []
-    cdef Py_ssize_t offset = 0, anchor_chars = 0
+    cdef Py_ssize_t offset = 0, anchor_chars = 0, index
     cdef Anchor anchor
     for item in box.items:
         if type(item) is str:
@@ -532,10 +533,44 @@ def layout(Box box) -> tuple:
         else:
             anchors.append((item, offset))
     cdef str raw = ''.join(pieces)
-    cdef str text = '\n'.join([' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace()])
+    cdef str text = lines_text(raw)
     for anchor, start in anchors:
-        anchor_chars += len(''.join(raw[start:start + anchor.raw_length].split()))
+        for index in range(start, min(start + anchor.raw_length, len(raw))):
+            anchor_chars += not Py_UNICODE_ISSPACE(raw[index])
     return raw, text, len(text) - text.count(' ') - text.count('\n'), anchor_chars, anchors
+
+
+def lines_text(str raw) -> str:
+    """'\\n'.join(' '.join(line.split()) for line in raw.split('\\n') if line and not line.isspace())
+    in one pass into one buffer: the lines and words of a block's raw text, without a string per
+    line and per word."""
+    cdef Py_ssize_t length = len(raw), count = 0
+    cdef Py_UCS4* found = <Py_UCS4*>PyMem_Malloc(max(length, 1) * sizeof(Py_UCS4))
+    if found is NULL:
+        raise MemoryError()
+    cdef bint in_line = False, space = False, newline = False  # a word on this line; whitespace after it; a line before
+    cdef Py_UCS4 character
+    try:
+        for character in raw:
+            if character == u'\n':
+                newline = newline or in_line
+                in_line = space = False
+            elif Py_UNICODE_ISSPACE(character):
+                space = in_line
+            else:
+                if newline and not in_line:
+                    found[count] = 10
+                    count += 1
+                    newline = False
+                elif space:
+                    found[count] = 32
+                    count += 1
+                space, in_line = False, True
+                found[count] = character
+                count += 1
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, found, count)
+    finally:
+        PyMem_Free(found)
 
 
 def context(str raw, Py_ssize_t start, Py_ssize_t end) -> str:

@@ -217,6 +217,23 @@ def test_context_is_the_text_around_an_inline_link():
     assert 'Thames' not in link.context and len(link.context) <= 101
 
 
+def test_a_block_s_lines_are_its_raw_text_s_lines_and_words_collapsed():
+    """The compiled lines_text gives what splitting the raw text into lines and words gives, with
+    every kind of whitespace str.split() knows (a line break is only a newline)."""
+    from models.segment import lines_text
+
+    def by_splits(raw):
+        return '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
+
+    chance = random.Random(5)
+    pieces = ['a', 'Z', '中', ' ', '  ', '\n', '\n\n', '\t', '\r', '\x1c', '\x1d', '\x1e', '\u3000', '\xa0',
+              '\u2028', '\x85', '\u200b', '😀', 'é']
+    texts = ['', ' ', '\n', 'word', ' \n \n', '\n a \n\n b c \n']
+    texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 60))) for _ in range(5000)]
+    for raw in texts:
+        assert lines_text(raw) == by_splits(raw), raw
+
+
 def test_context_is_fifty_collapsed_characters_each_side_whatever_the_whitespace():
     """The compiled context reads characters outwards from the anchor; it must give what collapsing
     the 200-character windows gives, with every kind of whitespace str.split() knows."""
