@@ -127,7 +127,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
     measures = [measure for _, measure in finished]
     headlines = _headlines(landmarks)
-    blocks = _article_window([block for block, _ in finished], headlines)
+    blocks = _article_window([block for block, _ in finished], [measure.chars for measure in measures], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
     if not rules_only and blocks:
@@ -299,14 +299,15 @@ def _is_headline(block: Block, headlines: str) -> bool:
     return len(line) >= MIN_HEADLINE_CHARS and line in headlines
 
 
-def _article_window(blocks: list[Block], headlines: str = '') -> list[Block]:
+def _article_window(blocks: list[Block], chars: list[int], headlines: str = '') -> list[Block]:
     """On an article page (its long content blocks hold ARTICLE_SHARE of the content text), content
     blocks before the first long block or after the last one become noise: teasers, short
     comments, the text of other stories. They had few links (< LINK_DENSITY), so noise, not
     navigation. The article starts earlier at up to KEEP_BEFORE adjacent content blocks (headline,
     date line), or at its headline: a content block that starts with a line of the <title> or
-    first <h1>, among the HEADLINE_LOOKBACK blocks before the first long one."""
-    sizes = [len(''.join(block.text.split())) if block.kind == 'content' else 0 for block in blocks]
+    first <h1>, among the HEADLINE_LOOKBACK blocks before the first long one. `chars`: each block's
+    visible characters (BlockMeasures.chars, counted as its text was laid out)."""
+    sizes = [size if block.kind == 'content' else 0 for block, size in zip(blocks, chars)]
     long = [index for index, size in enumerate(sizes) if size >= LONG_BLOCK_CHARS]
     if not long or sum(sizes[index] for index in long) < ARTICLE_SHARE * sum(sizes):
         return blocks
