@@ -1,3 +1,5 @@
+import collections
+
 import pytest
 
 from models import relevance, text
@@ -75,6 +77,22 @@ def test_cosine():
     assert relevance.cosine({'a': 1.0}, {'b': 2.0}) == 0.0
     assert relevance.cosine({}, {'a': 1.0}) == 0.0
     assert relevance.cosine({'a': 1.0, 'b': 1.0}, {'a': 1.0}) == pytest.approx(2 ** -0.5)
+
+
+def test_terms_relevance_is_the_cosine_of_the_tfidf_weights_to_the_last_bit():
+    """terms_relevance sums what cosine(topic weights, tfidf_weights) sums, in the same order, without
+    the dict: on random term lists and counts, shorter and longer than the topic's terms."""
+    import random
+    from models.termstats import tfidf_weights
+    chance = random.Random(3)
+    vocabulary = [f'w{n}' for n in range(60)]
+    topic = Topic('t', 'en', {term: chance.random() for term in vocabulary[:12]})
+    stats = TermStats.from_documents([chance.sample(vocabulary, 20) for _ in range(30)])
+    for _ in range(2000):
+        terms = [chance.choice(vocabulary) for _ in range(chance.choice([1, 3, 8, 40, 200]))]
+        for given in (terms, dict(collections.Counter(terms))):
+            expected = relevance.cosine(topic.term_weights, tfidf_weights(given, stats), topic.squared_weights)
+            assert repr(relevance.terms_relevance(given, topic, stats)) == repr(expected), terms
 
 
 def test_title_site_words_are_the_title_part_examples_share_but_never_the_domain():
