@@ -56,7 +56,6 @@ class BlockMeasures:
     windowed: bool = False      # the article window took it out of the content
 
 
-
 def text_measures(text: str) -> tuple[int, float, int]:
     """The measures read off a block's text: (lines, stop_word_density, punctuation)."""
     counts = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)

@@ -106,7 +106,8 @@ class UpdateFrontier(beam.PTransform):
         return ((inputs['previous'] | 'PartitionPrevious' >> beam.FlatMap(tagged_partitions, 'url', 'previous'),
                  inputs['found'] | 'PartitionFound' >> beam.ParDo(
                      PartitionRowsFn('found', self.schema, self.round, columns=True)),
-                 inputs['waiting'] | 'PartitionWaiting' >> beam.ParDo(PartitionRowsFn('waiting', self.schema, self.round)),
+                 inputs['waiting'] | 'PartitionWaiting' >> beam.ParDo(
+                     PartitionRowsFn('waiting', self.schema, self.round)),
                  inputs['reached'] | 'PartitionReached' >> beam.ParDo(PartitionRowsFn('done', None)))
                 | 'AllPartitioned' >> beam.Flatten()
                 | 'GroupByPartition' >> beam.GroupByKey()

@@ -67,7 +67,8 @@ class ScorePagesFn(beam.DoFn):
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     anchor_relevance, context_relevance, url_relevance, block_index)
             score = self.strategy.score_link(features, parent, relevance)
-            scores.append((anchor_relevance, context_relevance, url_relevance, None if score is None else score.priority))
+            scores.append((anchor_relevance, context_relevance, url_relevance,
+                           None if score is None else score.priority))
             if score is not None:
                 found.append(found_link(features, score, index))
         if scores:
