@@ -127,7 +127,7 @@ class Score(beam.PTransform):
 
     def expand(self, extracted):
         frequencies = (extracted
-                       | 'Terms' >> beam.Map(lambda page: (page['terms'].split(), looked_up_words(page)))
+                       | 'Terms' >> beam.Map(lambda page: (page['terms'], looked_up_words(page)))
                        | 'DocumentFrequencies' >> DocumentFrequencies(self.prior_term_stats, self.round))
         prior_documents = self.prior_documents
         documents = (extracted

@@ -4,8 +4,6 @@ Counts travel as pyarrow tables, one per shuffle partition of their terms (trans
 and bundle, and each partition's counts are summed and joined a column at a time: as a (term,
 count) element each, the round's terms and every term the crawl has seen (the committed
 statistics grow with it) went one by one through a combine, a join and the join's flatten."""
-import collections
-
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -18,31 +16,43 @@ TERMS = pa.schema([('term', pa.string())])
 
 
 class CountPagesPerTermFn(beam.DoFn):
-    """Pages (their distinct terms, space-joined strings of other terms scoring them looks up) ->
-    per partition of terms, a table of (term, pages of the bundle holding it) tagged 'round' and
-    one of the other terms tagged 'lookup'. Counted in a Counter per bundle: a page's ~1,000
-    distinct terms are one C-level update. The other terms' strings are gathered first and each
-    distinct one split at the bundle's end: the same menus' anchors and URLs recur on many pages."""
+    """Pages (their distinct terms as one space-joined string, and space-joined strings of the
+    other terms scoring them looks up) -> per partition of terms, a table of (term, pages holding
+    it) tagged 'round' every BATCH_PAGES pages and at the bundle's end, and one of the other terms
+    tagged 'lookup' at its end. The pages' terms are split and counted in Arrow, a batch of pages
+    at once: no Python string per term (a page has ~700, an English article ~900 distinct), and
+    2.5x faster than a Counter's update with the split strings. The other terms' strings are
+    gathered first and each distinct one split at the bundle's end: the same menus' anchors and
+    URLs recur on many pages."""
+    BATCH_PAGES = 1_000
 
     def start_bundle(self):
-        self.pages_per_term, self.looked_up = collections.Counter(), set()
+        self.pages_terms, self.looked_up = [], set()
 
     def process(self, page):
         terms, other_words = page
-        self.pages_per_term.update(terms)
+        if terms:
+            self.pages_terms.append(terms)
         self.looked_up.update(other_words)
+        if len(self.pages_terms) >= self.BATCH_PAGES:
+            yield from self._counts()
 
     def finish_bundle(self):
-        counted, looked_up = self.pages_per_term, set().union(*(words.split() for words in self.looked_up))
-        self.pages_per_term, self.looked_up = collections.Counter(), set()
-        tables = []
-        if counted:
-            tables.append((pa.table({'term': list(counted), 'documents': list(counted.values())}, COUNTS), 'round'))
+        looked_up = set().union(*(words.split() for words in self.looked_up))
+        self.looked_up = set()
+        parts = list(self._counts())
         if looked_up:
-            tables.append((pa.table({'term': list(looked_up)}, TERMS), 'lookup'))
-        for table, tag in tables:
-            for part in tagged_partitions(table, 'term', tag):
-                yield GlobalWindows.windowed_value_at_end_of_window(part)
+            parts.extend(tagged_partitions(pa.table({'term': list(looked_up)}, TERMS), 'term', 'lookup'))
+        for part in parts:
+            yield GlobalWindows.windowed_value_at_end_of_window(part)
+
+    def _counts(self):
+        """The batch's pages per term, tagged 'round', by partition."""
+        pages_terms, self.pages_terms = self.pages_terms, []
+        if pages_terms:
+            counted = pc.value_counts(pc.list_flatten(pc.split_pattern(pa.array(pages_terms, pa.string()), ' ')))
+            table = pa.table({'term': counted.field('values'), 'documents': counted.field('counts')}, COUNTS)
+            yield from tagged_partitions(table, 'term', 'round')
 
 
 class TermTotalsFn(beam.DoFn):
