@@ -1,7 +1,7 @@
 """The crawl's document frequencies as data (WL eq. 3's D_i), updated in Beam each round.
 
 Counts travel as pyarrow tables, one per shuffle partition of their terms (transforms/tables.py)
-and bundle, and each partition's counts are summed and joined a column at a time: as a (term,
+and batch of pages, and each partition's counts are summed and joined a column at a time: as a (term,
 count) element each, the round's terms and every term the crawl has seen (the committed
 statistics grow with it) went one by one through a combine, a join and the join's flatten."""
 import apache_beam as beam
@@ -82,8 +82,8 @@ class TermTotalsFn(beam.DoFn):
 
 
 class DocumentFrequencies(beam.PTransform):
-    """Per page of the round (its distinct terms, space-joined strings of other terms scoring it
-    looks up: its links' words) + the committed term_stats of the round before (tables,
+    """Per page of the round (its distinct terms as one space-joined string, space-joined strings
+    of other terms scoring it looks up: its links' words) + the committed term_stats of the round before (tables,
     ReadCommitted batched) ->
     {'cumulative': tables of (round, term, pages holding it) over every page so far,
      'lookup': tables of (term, pages holding it) for only the terms this round's scoring looks
