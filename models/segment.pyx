@@ -524,7 +524,7 @@ def layout(Box box) -> tuple:
     whitespace collapsed: lines_text), the visible characters of that text and of its anchors,
     and its Anchors with their start in the raw text."""
     cdef list pieces = [], anchors = []
-    cdef Py_ssize_t offset = 0, anchor_chars = 0, index
+    cdef Py_ssize_t offset = 0, anchor_chars = 0, start, index
     cdef Anchor anchor
     for item in box.items:
         if type(item) is str:

@@ -89,7 +89,7 @@ class ExtractPagesFn(beam.DoFn):
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding,
                'terms': ' '.join(counts), 'term_counts': list(counts.values()),
-               'links': {**{name: '\n'.join(values) for name, values in columns.items()},
+               'links': {**{name: '\n'.join(columns[name]) for name in JOINED_LINK_COLUMNS},
                          'block_index': [block_of.get(id(link)) for link in page.links]},
                'blocks': [(block.kind, text.tokenize(block.text)) for block in scored_blocks] if self.blocks else []}
 
