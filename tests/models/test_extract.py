@@ -129,6 +129,45 @@ def test_class_words_match_whole_tokens_and_camel_case():
     assert [block.kind for block in page.blocks] == ['content', 'related', 'noise']  # 'head', 'add' are not 'ad'
 
 
+def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
+    """The compiled lookup of a class/id value's words names the kind the rule's regular
+    expressions name: words split as the _TOKEN expression finds them, a kind's short words whole
+    and its long ones as prefixes, searched in the space-joined words and their pairs, the first
+    kind in order that matches. Random values of the lists' words and pieces of them, any case,
+    with digits, separators and other scripts around them."""
+    from models.segment import _ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _attribute_hint, hint_words
+
+    def pattern(words):
+        whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
+        return re.compile(rf'\b(?:{"|".join(whole + [word for word in words.split() if len(word) >= 4])})')
+
+    patterns = {kind: pattern(words) for kind, words in _CLASS_WORD_LISTS}
+    patterns['article'] = re.compile(r'\b(?:article|entry|post|story|main|body)(?:body|content|text)\b')
+    token = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')
+
+    def by_search(value):
+        tokens = [found.lower() for found in token.findall(value)]
+        words = ' '.join(tokens + [first + second for first, second in zip(tokens, tokens[1:])])
+        return next((kind for kind in _CLASS_KINDS if patterns[kind].search(words)), None)
+
+    chance = random.Random(7)
+    words = [word for _, listed in _CLASS_WORD_LISTS for word in listed.split()] + sorted(_ARTICLE_WORDS)
+    pieces = ['-', '_', ' ', '2', '10', 'é', '中', 'X', 'HTML', 'box', 'head', 'inner', 'Top']
+    values = ['', ' ', 'ad', 'head', 'addItem', 'topAdBox', 'HTMLParser', 'sideBar', 'side-bar', 'post_content',
+              'navigationMenu', 'ABCdef', 'A', 'aB', 'a1b', 'listing item-7']
+    for _ in range(20000):
+        parts = []
+        for _ in range(chance.randint(1, 6)):
+            word = chance.choice(words) if chance.random() < 0.6 else chance.choice(pieces)
+            word = word[:chance.randint(1, len(word))] if chance.random() < 0.2 else word
+            parts.append(chance.choice([word, word.upper(), word.capitalize(), word.lower()]))
+        values.append(''.join(part + chance.choice(['', '', '-', ' ', '_', '3']) for part in parts))
+    for value in values:
+        assert _attribute_hint(value) == by_search(value), value
+        tokens = [found.lower() for found in token.findall(value)]
+        assert hint_words(value) == tokens + [first + second for first, second in zip(tokens, tokens[1:])], value
+
+
 def test_header_and_footer_inside_an_article_belong_to_it():
     page = extract('<article><header><h1>Title of the story</h1><p>By a reporter, with a '
                    '<a href="/profile.html">profile</a> and more words about who wrote this story.</p></header>'
