@@ -901,3 +901,36 @@ def index_terms(list words, frozenset stop_words) -> list:
                 terms.append(word)
                 break
     return terms
+
+
+cdef inline bint _is_ascii_alphanumeric(Py_UCS4 character):
+    return c'0' <= character <= c'9' or 97 <= (<unsigned int>character | 32) <= 122
+
+
+def ascii_terms(str text, frozenset stop_words, bint apostrophes=True) -> str:
+    """' '.join(index_terms(models.text._ASCII_WORD.findall(text.lower()), stop_words)) for ASCII
+    text in one pass: runs of letters and digits, joined by an apostrophe between two of them
+    ("don't") unless `apostrophes` is False (a URL's words: models.text.url_terms), lower-cased,
+    those of two or more characters with a letter that are not stop words. Links' words are new on
+    every page of a real web (a story's headline and URL): this is most of their tokens' cost."""
+    cdef list terms = []
+    cdef Py_ssize_t length = len(text), index = 0, start
+    cdef bint letter
+    while index < length:
+        if not _is_ascii_alphanumeric(text[index]):
+            index += 1
+            continue
+        start, letter = index, False
+        while True:
+            while index < length and _is_ascii_alphanumeric(text[index]):
+                letter = letter or not c'0' <= text[index] <= c'9'
+                index += 1
+            if apostrophes and index + 1 < length and text[index] == u"'" and _is_ascii_alphanumeric(text[index + 1]):
+                index += 1
+            else:
+                break
+        if letter and index - start >= 2:
+            word = text[start:index].lower()
+            if word not in stop_words:
+                terms.append(word)
+    return u' '.join(terms)

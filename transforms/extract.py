@@ -83,7 +83,7 @@ class ExtractPagesFn(beam.DoFn):
                    'anchor_terms': [text.recurring_terms(anchor) for anchor in anchors],
                    'context_terms': [text.recurring_terms(context) if kind in CONTEXT_BLOCKS else ''
                                      for context, kind in zip(contexts, kinds)],
-                   'url_terms': [text.recurring_terms(text.url_words(url)) for url in urls]}
+                   'url_terms': [text.url_terms(url) for url in urls]}
         counts = collections.Counter(text.tokenize(f'{page.title}\n{page.text}'))
         yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,

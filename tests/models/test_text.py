@@ -59,6 +59,25 @@ def test_ascii_text_takes_the_short_way_to_the_same_words():
     assert [text.words(t) for t in texts] == [[word for _, word in text._RUN.findall(text.normalize(t))] for t in texts]
 
 
+
+def test_ascii_link_words_and_urls_take_the_compiled_way_to_the_same_terms():
+    """recurring_terms reads ASCII text, and url_terms an ASCII URL, in one compiled pass
+    (ascii_terms): the terms tokenize gives the text, and the URL's url_words, whatever the
+    characters (stop words, contractions, digits, '_', percent escapes, upper case)."""
+    rng = random.Random(13)
+    words = ['the', 'a', "don't", "it's", 'i', 'house', 'Price', 'DROP', '2024', 'x1', 'abc', "o'neil", 'IS']
+    alphabet = "abcxyzABCXYZ0189_'- .,;:!?\t\n\"()/%#@&~=+"
+    texts = ["Don't stop: it's 2024's best-selling CD_ROM", "O'Neil's", "'quoted'", "a''b", "1'2 a'1 it's'",
+             *(''.join(rng.choice(alphabet) if rng.random() < 0.6 else rng.choice(words)
+                       for _ in range(rng.randint(0, 25))) for _ in range(20000))]
+    assert [text.recurring_terms(t) for t in texts] == [' '.join(text.tokenize(t)) for t in texts]
+    urls = ['http://Example.COM/House/2011/price-drop.html', 'https://a.b/p?q=1&s=the_best%20HOMES#x',
+            "http://a.cn/it's/don't", 'http://a.cn/', 'http://a.cn/%E6%88%BF/b_c-d.shtml',
+            *(f'{rng.choice(["http", "https"])}://'
+              + ''.join(rng.choice(alphabet) if rng.random() < 0.6 else rng.choice(words)
+                        for _ in range(rng.randint(0, 25))) for _ in range(20000))]
+    assert [text.url_terms(url) for url in urls] == [' '.join(text.tokenize(text.url_words(url))) for url in urls]
+
 def expected_runs(value: str) -> tuple:
     """script_runs' answer from its definition, models.text._RUN."""
     runs = text._RUN.findall(value)
