@@ -180,7 +180,7 @@ def url_dictionary(urls: list[str], relevant: list[bool], min_pages: int = 2) ->
     there (share of pages) than on the other pages' URLs."""
     counts = {True: {}, False: {}}
     for url, is_relevant in zip(urls, relevant):
-        for term in set(text.tokenize(text.url_words(url))):
+        for term in set(text.url_terms(url).split()):
             counts[bool(is_relevant)][term] = counts[bool(is_relevant)].get(term, 0) + 1
     totals = {kind: sum(1 for r in relevant if bool(r) == kind) for kind in (True, False)}
     if not totals[True] or not totals[False]:
