@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 import numpy as np
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.string cimport memset, strcmp
 
 from lxml.includes cimport tree
@@ -506,9 +507,14 @@ cdef _close_anchor(Anchor anchor, xmlNode* node, list pieces):
 cdef Py_ssize_t _box_chars(Box box):
     """Visible characters of the box's text and its inner boxes', counted once per box: moving
     pieces between boxes later (inlining, splitting) never changes a box's total."""
+    cdef Py_ssize_t chars = 0
     if box.chars < 0:
-        box.chars = (_visible_chars([item for item in box.items if type(item) is str])
-                     + sum([_box_chars(item) for item in box.items if type(item) is Box]))
+        for item in box.items:
+            if type(item) is str:
+                chars += _visible_chars(<str>item, PY_SSIZE_T_MAX)
+            elif type(item) is Box:
+                chars += _box_chars(<Box>item)
+        box.chars = chars
     return box.chars
 
 
@@ -553,14 +559,30 @@ cdef bint _is_small(list items):
     return len(items) - len(strings) <= 1 and _at_most_visible_chars(strings, MAX_INLINE_CHARS)
 
 
-cdef Py_ssize_t _visible_chars(list strings):
-    return len(''.join(''.join(strings).split()))
+cdef Py_ssize_t _visible_chars(str string, Py_ssize_t limit):
+    """len(''.join(string.split())), counted in place (no list of its words), or more than `limit`
+    once it is known to be."""
+    cdef Py_ssize_t visible = 0
+    cdef Py_UCS4 character
+    for character in string:
+        visible += not Py_UNICODE_ISSPACE(character)
+        if visible > limit:
+            break
+    return visible
 
 
 cdef bint _at_most_visible_chars(list strings, Py_ssize_t limit):
-    """_visible_chars(strings) <= limit, without collapsing a text already that short."""
-    joined = ''.join(strings)
-    return len(joined) <= limit or _visible_chars([joined]) <= limit
+    """At most `limit` visible characters in the strings together (short ones are not read)."""
+    cdef Py_ssize_t length = 0, visible = 0
+    for string in strings:
+        length += len(<str>string)
+    if length <= limit:
+        return True
+    for string in strings:
+        visible += _visible_chars(<str>string, limit - visible)
+        if visible > limit:
+            return False
+    return True
 
 
 cdef list _split(Box box):
