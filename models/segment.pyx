@@ -37,6 +37,9 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 character)  # with '_', what a regular expression's \w matches
     bint Py_UNICODE_ISDECIMAL(Py_UCS4 character)  # what its \d matches
     str PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)  # text[index], unchecked
 
 cdef enum Role:
     NONE, SKIPPED, CONTAINER, LINE
@@ -786,17 +789,20 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
     in one pass: a run of letters, and one apostrophe with the letters after it ("don't"). The
     regular expression and a set lookup per word took ~5% of a round on English news pages."""
     cdef Py_ssize_t length = len(text), index = 0, start, words = 0, stops = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
     while index < length:
-        if not _is_letter(text[index]):
+        if not _is_letter(PyUnicode_READ(kind, data, index)):
             index += 1
             continue
         start = index
         index += 1
-        while index < length and _is_letter(text[index]):
+        while index < length and _is_letter(PyUnicode_READ(kind, data, index)):
             index += 1
-        if index + 1 < length and text[index] == u"'" and _is_letter(text[index + 1]):
+        if (index + 1 < length and PyUnicode_READ(kind, data, index) == u"'"
+                and _is_letter(PyUnicode_READ(kind, data, index + 1))):
             index += 2
-            while index < length and _is_letter(text[index]):
+            while index < length and _is_letter(PyUnicode_READ(kind, data, index)):
                 index += 1
         words += 1
         stops += text[start:index] in stop_words
@@ -925,34 +931,41 @@ def index_terms(list words, frozenset stop_words) -> list:
     return terms
 
 
-cdef inline bint _is_ascii_alphanumeric(Py_UCS4 character):
-    return c'0' <= character <= c'9' or 97 <= (<unsigned int>character | 32) <= 122
+cdef inline bint _is_ascii_alphanumeric(unsigned char character):
+    return c'0' <= character <= c'9' or 97 <= (character | 32) <= 122
 
 
 def ascii_terms(str text, frozenset stop_words, bint apostrophes=True) -> str:
     """' '.join(index_terms(models.text._ASCII_WORD.findall(text.lower()), stop_words)) for ASCII
-    text in one pass: runs of letters and digits, joined by an apostrophe between two of them
-    ("don't") unless `apostrophes` is False (a URL's words: models.text.url_terms), lower-cased,
-    those of two or more characters with a letter that are not stop words. Links' words are new on
-    every page of a real web (a story's headline and URL): this is most of their tokens' cost."""
+    text in one pass over its bytes: runs of letters and digits, joined by an apostrophe between
+    two of them ("don't") unless `apostrophes` is False (a URL's words: models.text.url_terms),
+    lower-cased, those of two or more characters with a letter that are not stop words. Links'
+    words are new on every page of a real web (a story's headline and URL): this is most of their
+    tokens' cost."""
+    if not text.isascii():
+        raise ValueError(f'ascii_terms reads ASCII text only, not {text[:40]!r}')
+    cdef const unsigned char* data = <const unsigned char*>PyUnicode_DATA(text)  # a byte a character
     cdef list terms = []
     cdef Py_ssize_t length = len(text), index = 0, start
-    cdef bint letter
+    cdef bint letter, capital
     while index < length:
-        if not _is_ascii_alphanumeric(text[index]):
+        if not _is_ascii_alphanumeric(data[index]):
             index += 1
             continue
-        start, letter = index, False
+        start, letter, capital = index, False, False
         while True:
-            while index < length and _is_ascii_alphanumeric(text[index]):
-                letter = letter or not c'0' <= text[index] <= c'9'
+            while index < length and _is_ascii_alphanumeric(data[index]):
+                letter = letter or data[index] > c'9'  # letters come after digits in ASCII
+                capital = capital or c'A' <= data[index] <= c'Z'
                 index += 1
-            if apostrophes and index + 1 < length and text[index] == u"'" and _is_ascii_alphanumeric(text[index + 1]):
+            if apostrophes and index + 1 < length and data[index] == c"'" and _is_ascii_alphanumeric(data[index + 1]):
                 index += 1
             else:
                 break
         if letter and index - start >= 2:
-            word = text[start:index].lower()
+            word = text[start:index]
+            if capital:
+                word = word.lower()
             if word not in stop_words:
                 terms.append(word)
     return u' '.join(terms)
