@@ -630,9 +630,11 @@ def layout(Box box) -> tuple:
             anchors.append((item, offset))
     cdef str raw = ''.join(pieces)
     cdef str text = lines_text(raw)
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
     for anchor, start in anchors:
         for index in range(start, min(start + anchor.raw_length, len(raw))):
-            anchor_chars += not Py_UNICODE_ISSPACE(raw[index])
+            anchor_chars += not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, index))
     return raw, text, len(text) - text.count(' ') - text.count('\n'), anchor_chars, anchors
 
 
@@ -702,8 +704,10 @@ cdef Py_ssize_t _collapsed_run(str raw, Py_ssize_t first, Py_ssize_t stop, int s
     cdef Py_ssize_t count = 0, index = first
     cdef bint space = False
     cdef Py_UCS4 character
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
     while (index < stop if step > 0 else index > stop) and count < CONTEXT_CHARS:
-        character = raw[index]
+        character = PyUnicode_READ(kind, data, index)
         index += step
         if Py_UNICODE_ISSPACE(character):
             space = count > 0
@@ -867,6 +871,10 @@ cdef inline bint _is_word_character(Py_UCS4 character):
     return Py_UNICODE_ISALNUM(character) and not _is_han(character)
 
 
+cdef inline bint _is_apostrophe(Py_UCS4 character):
+    return character == u"'" or character == u"\u2019"
+
+
 def script_runs(str text) -> tuple:
     """models.text._RUN.findall(text) in one pass, as words() uses it: (the Han runs joined by
     spaces, a newline in place of each other word; the other words in order; how many Han runs).
@@ -874,22 +882,24 @@ def script_runs(str text) -> tuple:
     cdef Py_ssize_t length = len(text), index = 0, start, han_runs = 0
     cdef list pieces = [], others = []
     cdef Py_UCS4 character
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
     while index < length:
-        character = text[index]
+        character = PyUnicode_READ(kind, data, index)
         start = index
         if _is_han(character):
             index += 1
-            while index < length and _is_han(text[index]):
+            while index < length and _is_han(PyUnicode_READ(kind, data, index)):
                 index += 1
             pieces.append(text[start:index])
             han_runs += 1
         elif _is_word_character(character):
             index += 1
             while True:
-                while index < length and _is_word_character(text[index]):
+                while index < length and _is_word_character(PyUnicode_READ(kind, data, index)):
                     index += 1
-                if (index + 1 < length and (text[index] == u"'" or text[index] == u"\u2019")
-                        and _is_word_character(text[index + 1])):
+                if (index + 1 < length and _is_apostrophe(PyUnicode_READ(kind, data, index))
+                        and _is_word_character(PyUnicode_READ(kind, data, index + 1))):
                     index += 2
                 else:
                     break
