@@ -57,13 +57,13 @@ class ScorePagesFn(beam.DoFn):
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
         links = link_columns(extracted['links'])
-        scores, found, link_words = [], [], self._link_words
+        scores, found, known, link_words = [], [], self.known_link_words, self._link_words
         for index, (url, anchor, block, anchor_words, context_words, url_words, block_index) in enumerate(zip(
                 links['url'], links['anchor'], links['block'], links['anchor_terms'], links['context_terms'],
                 links['url_terms'], links['block_index'])):
-            anchor_terms, anchor_relevance = link_words(anchor_words)
-            context_terms, context_relevance = link_words(context_words)
-            url_terms, url_relevance = link_words(url_words)
+            anchor_terms, anchor_relevance = known.get(anchor_words) or link_words(anchor_words)
+            context_terms, context_relevance = known.get(context_words) or link_words(context_words)
+            url_terms, url_relevance = known.get(url_words) or link_words(url_words)
             features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
                                     anchor_relevance, context_relevance, url_relevance, block_index)
             score = self.strategy.score_link(features, parent, relevance)
@@ -95,12 +95,10 @@ class ScorePagesFn(beam.DoFn):
 
     def _link_words(self, joined: str) -> tuple[tuple[str, ...], float]:
         """The terms of a link's anchor, context or URL words (Extract joins them with spaces) and
-        their relevance, once per distinct string while the statistics stay the same: a site's
-        menus recur on each of its pages."""
-        known = self.known_link_words.get(joined)
-        if known is None:
-            terms = tuple(joined.split())
-            known = self.known_link_words[joined] = (terms, self.relevance(terms))
+        their relevance, kept in known_link_words while the statistics stay the same: a site's
+        menus recur on each of its pages (process looks there first, without this call)."""
+        terms = tuple(joined.split())
+        known = self.known_link_words[joined] = (terms, self.relevance(terms))
         return known
 
 
