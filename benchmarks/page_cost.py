@@ -14,7 +14,7 @@ link words' caches).
 
 * extract: models.extract.extract_page (decode, parse, blocks, links, block model);
 * page tokens: text.tokenize of the extracted title and main text, as ExtractPagesFn does;
-* link words: text.recurring_terms of each link's anchor, context and URL words.
+* link words: text.recurring_terms of each link's anchor and context, text.url_terms of its URL.
 
 Run: .venv/bin/python benchmarks/page_cost.py [--steps extract,page-tokens,link-words]
 Needs valgrind (Debian/Ubuntu: apt-get install valgrind); a run takes a few minutes.
@@ -46,8 +46,8 @@ def run_step(step: str, passes: int):
     urls = [f'http://news.example.cn/2012/{index:05d}.html' for index in range(len(pages))]
     extracted = [extract_page(body, url) for body, url in zip(pages, urls)] if step != 'extract' else []
     page_texts = [f'{page.title}\n{page.text}' for page in extracted]
-    link_texts = [value for page in extracted for link in page.links
-                  for value in (link.anchor, link.context, text.url_words(link.url))]
+    link_texts = [value for page in extracted for link in page.links for value in (link.anchor, link.context)]
+    link_urls = [link.url for page in extracted for link in page.links]
     for _ in range(passes):
         if step == 'extract':
             for body, url in zip(pages, urls):
@@ -58,6 +58,8 @@ def run_step(step: str, passes: int):
         else:
             for value in link_texts:
                 text.recurring_terms(value)
+            for url in link_urls:
+                text.url_terms(url)
 
 
 def instructions(step: str, passes: int) -> int:
