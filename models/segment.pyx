@@ -21,7 +21,7 @@ import numpy as np
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pyport cimport PY_SSIZE_T_MAX
-from libc.string cimport memset, strcmp
+from libc.string cimport memset, strchr, strcmp
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -297,10 +297,114 @@ cdef class Hrefs:
             absolute = urljoin(self.base, href)
         else:
             absolute = (self.path if href.startswith('?') else self.directory) + href
+        canonical = canonical_url(absolute)
+        if canonical is not None:
+            return canonical
         try:
             return normalize_url(absolute)
         except ValueError:  # UrlError
             return None
+
+
+cdef inline bint _is_host_character(Py_UCS4 character):
+    return c'a' <= character <= c'z' or c'0' <= character <= c'9' or character == c'-'
+
+
+cdef inline bint _is_plain(Py_UCS4 character):
+    """A character no part of a URL encodes (models.urls._PLAIN)."""
+    return (c'a' <= character <= c'z' or c'A' <= character <= c'Z' or c'0' <= character <= c'9'
+            or (0 < character < 128 and strchr(b"-._~:@!$&'()*+,;=", <char>character) != NULL))
+
+
+cdef inline bint _is_upper_hex(Py_UCS4 character):
+    return c'0' <= character <= c'9' or c'A' <= character <= c'F'
+
+
+cdef bint _is_kept_escape(Py_UCS4 high, Py_UCS4 low):
+    """%XX in upper case of a byte that is not an unreserved character (models.urls._ESCAPE)."""
+    if not (_is_upper_hex(high) and _is_upper_hex(low)):
+        return False
+    if high == c'2':
+        return low != c'D' and low != c'E'        # '-', '.'
+    if high == c'3':
+        return low >= c'A'                          # not a digit
+    if high == c'4' or high == c'6':
+        return low == c'0'                          # '@', '`': not a letter
+    if high == c'5':
+        return c'B' <= low <= c'E'                  # not a letter or '_'
+    if high == c'7':
+        return c'B' <= low <= c'D' or low == c'F'   # not a letter or '~'
+    return True                                     # controls and bytes of 0x80 and above
+
+
+cdef Py_ssize_t _plain_run(str url, Py_ssize_t index, bint query):
+    """The end of the run of plain characters and kept escapes (and '/' and '?' in a query) at index."""
+    cdef Py_ssize_t length = len(url)
+    cdef int kind = PyUnicode_KIND(url)
+    cdef void* data = PyUnicode_DATA(url)
+    cdef Py_UCS4 character
+    while index < length:
+        character = PyUnicode_READ(kind, data, index)
+        if _is_plain(character) or (query and (character == c'/' or character == c'?')):
+            index += 1
+        elif (character == c'%' and index + 2 < length
+              and _is_kept_escape(PyUnicode_READ(kind, data, index + 1), PyUnicode_READ(kind, data, index + 2))):
+            index += 3
+        else:
+            break
+    return index
+
+
+def canonical_url(str url):
+    """normalize_url(url) when the URL is one normalisation leaves as it is but for its fragment
+    and an empty path (models.urls._CANONICAL matches it), else None; in one compiled pass, as
+    the regular expression reads it: most links of real pages are like this, and each new one
+    cost a regular expression's match and a cache's miss."""
+    cdef Py_ssize_t length = len(url), index, label, path, query, end
+    cdef int kind = PyUnicode_KIND(url)
+    cdef void* data = PyUnicode_DATA(url)
+    if url.startswith('http://'):
+        index = 7
+    elif url.startswith('https://'):
+        index = 8
+    else:
+        return None
+    while True:  # the host's labels: [a-z0-9-]+ separated by dots
+        label = index
+        while index < length and _is_host_character(PyUnicode_READ(kind, data, index)):
+            index += 1
+        if index == label:
+            return None
+        if index < length and PyUnicode_READ(kind, data, index) == c'.':
+            index += 1
+            continue
+        break
+    path = index
+    while index < length and PyUnicode_READ(kind, data, index) == c'/':  # segments, then maybe a '/'
+        end = _plain_run(url, index + 1, False)
+        if end == index + 1 or (end - index == 2 and PyUnicode_READ(kind, data, index + 1) == c'.') or (
+                end - index == 3 and PyUnicode_READ(kind, data, index + 1) == c'.'
+                and PyUnicode_READ(kind, data, index + 2) == c'.'):
+            if end != index + 1:  # a '.' or '..' segment
+                return None
+            index += 1  # the closing '/': nothing may follow but a query, a fragment or the end
+            break
+        index = end
+    query = index
+    if index < length and PyUnicode_READ(kind, data, index) == c'?':
+        index = _plain_run(url, index + 1, True)
+        if index == query + 1:
+            return None
+    end = index
+    if index < length:
+        if PyUnicode_READ(kind, data, index) != c'#':
+            return None
+        for index in range(index + 1, length):
+            if Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, index)):
+                return None
+    if path == query:
+        return url[:path] + '/' + url[query:end]
+    return url if end == length else url[:end]
 
 
 # --- boxes ---

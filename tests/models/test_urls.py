@@ -54,3 +54,38 @@ def test_canonical_urls_take_the_short_way_to_the_same_answer():
 
     assert sum(1 for url in urls if _CANONICAL.match(url)) > 300
     assert [answer(normalize_url.__wrapped__, url) for url in urls] == [answer(_normalize_parts, url) for url in urls]
+
+
+def test_the_compiled_canonical_check_is_the_regular_expression():
+    """canonical_url (compiled, models/segment.pyx), which resolving a page's links tries first,
+    answers what normalize_url's _CANONICAL match answers: the URL without its fragment and with
+    '/' for an empty path, or None; random URLs of hosts, dot segments, every kind of escape, queries,
+    fragments with and without whitespace, and other scripts."""
+    from models.segment import canonical_url
+
+    def by_expression(url):
+        match = _CANONICAL.match(url)
+        return f'{match[1]}{match[2] or "/"}{match[3] or ""}' if match else None
+
+    plain = ['a', 'x.html', 'b-c', '~', ';', '=', '&', "'", '_', '@', ':', '...', '%E4', '%00', '%2F', '%7F',
+             *(f'%{high}{low}' for high in '234567' for low in '09ACDEF')]
+    odd = ['.', '..', '', 'A', 'é', ' ', '\t', '\u3000', '\x00', '房', '"', '[', '%', '%4', '%G1', '%e4', '/', '?', '#']
+    hosts = ['a', 'b-c', 'x1', 'a.b', 'example'] * 4 + ['A', 'é', '', 'a.']
+    rng = random.Random(17)
+
+    def part(pieces_odd=0.08):
+        return ''.join(rng.choice(odd if rng.random() < pieces_odd else plain) for _ in range(rng.randint(0, 3)))
+
+    urls = ['http://example.com', 'https://example.com/', 'http://example.com?q', 'http://example.com/a?',
+            'http://a..b/', 'http://a.b./', 'http://a.b/./', 'http://a.b/..', 'http://a.b/.../', 'http://a.b//',
+            'http://a.b/%2E', 'http://a.b/x#frag ment', 'http://a.b/x#', 'HTTP://a.b/', 'http:/a.b', 'http://']
+    for _ in range(30000):
+        url = rng.choice(['http://', 'https://', 'https://', 'http:/', 'ftp://'])
+        url += '.'.join(rng.choice(hosts) for _ in range(rng.randint(1, 3))) + rng.choice(['', '', '', ':80'])
+        url += ''.join('/' + part() for _ in range(rng.randint(0, 4))) + rng.choice(['', '', '/'])
+        url += rng.choice(['', '', '?' + part(), '?'])
+        url += rng.choice(['', '', '#' + part(0.3), '#'])
+        urls.append(url)
+    assert sum(1 for url in urls if _CANONICAL.match(url)) > 1000
+    for url in urls:
+        assert canonical_url(url) == by_expression(url), url
