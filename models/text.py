@@ -52,18 +52,27 @@ _dictionary_words: frozenset[str] = frozenset()
 _COMPATIBILITY_FORMS = {chr(code): unicodedata.normalize('NFKC', chr(code))
                         for code in (*range(0xFF01, 0xFF5F), 0x3000, 0x2026)}
 _COMPATIBILITY_FORM = re.compile('[\uff01-\uff5e\u3000\u2026]')
+_NFKC_STABLE_RUN = re.compile('[\x00-\x7f\u4e00-\u9fff]+')  # ASCII, unified Han: no decomposition
 
 
 def normalize(text: str) -> str:
     """NFKC (full-width to half-width), case-folded, curly apostrophes straightened.
 
-    So 'ＡＢＣ１' and 'abc1', or 'Don’t' and "don't", are one term.
+    So 'ＡＢＣ１' and 'abc1', or 'Don’t' and "don't", are one term. A page that is still not NFKC
+    after the full-width forms (circled digits ①, ㎡ in a listing, ℃, Roman numerals Ⅱ) has each
+    character NFKC changes replaced by its full compatibility decomposition (NFKD) too, which
+    leaves the text's NFKD, and so its NFKC, as it was: NFKC of a whole page is ~5,000
+    instructions a character, a check of each distinct one of its characters a few hundred.
     """
     if not unicodedata.is_normalized('NFKC', text):
         for form in set(_COMPATIBILITY_FORM.findall(text)):
             text = text.replace(form, _COMPATIBILITY_FORMS[form])
         if not unicodedata.is_normalized('NFKC', text):
-            text = unicodedata.normalize('NFKC', text)
+            for character in set(_NFKC_STABLE_RUN.sub('', text)):
+                if not unicodedata.is_normalized('NFKC', character):
+                    text = text.replace(character, unicodedata.normalize('NFKD', character))
+            if not unicodedata.is_normalized('NFKC', text):
+                text = unicodedata.normalize('NFKC', text)
     return text.casefold().replace('’', "'")
 
 

@@ -127,13 +127,15 @@ def test_the_compiled_index_terms_are_is_term():
 
 
 def test_normalize_is_nfkc_casefolded_whatever_the_shortcut_for_full_width_forms():
-    """normalize replaces full-width forms before deciding whether NFKC is needed: the result must
-    be NFKC's for every character, alone and between full-width forms and combining marks."""
+    """normalize replaces full-width forms, then other characters NFKC changes, before deciding
+    whether NFKC is needed: the result must be NFKC's for every character, alone and between
+    full-width forms, compatibility characters, combining marks and Hangul jamo that compose."""
     def reference(sample):
         return unicodedata.normalize('NFKC', sample).casefold().replace('’', "'")
 
     characters = [chr(code) for code in range(0x20, 0x30000) if not 0xD800 <= code < 0xE000]
     samples = [sample for character in characters
-               for sample in (character, 'Ａ' + character + '\u0301', '\uff21\u0301，' + character + '\u2026\u3099')]
+               for sample in (character, 'Ａ' + character + '\u0301', '\uff21\u0301，' + character + '\u2026\u3099',
+                              '\u1100①' + character + '\u1161㎡')]
     assert [sample for sample in samples if text.normalize(sample) != reference(sample)] == []
     assert text.normalize("ＡＢＣ１，　Don’t…") == "abc1, don't..."
