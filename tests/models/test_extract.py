@@ -525,3 +525,25 @@ def test_broken_or_absurdly_deep_json_ld_leaves_the_page_to_its_blocks(script):
     page = extract(f'<html><head><script type="application/ld+json">{script}</script></head>'
                    f'<body><p>{STORY}</p></body></html>')
     assert page.error is None and page.text == STORY.strip()
+
+
+def test_the_compiled_hidden_style_check_is_the_regular_expression():
+    """hidden_style (compiled) says what searching for display:none or visibility:hidden in any
+    case, with any whitespace around the colon, says: random styles of the words, their pieces,
+    the characters IGNORECASE reads as 'i' and 's', colons, whitespace and other declarations."""
+    from models.segment import hidden_style
+
+    expression = re.compile(r'display\s*:\s*none|visibility\s*:\s*hidden', re.I)
+    names = ['display', 'DISPLAY', 'Display', 'dİsplay', 'dıſplay', 'displa', 'max-display', 'visibility',
+             'VISIBILITY', 'vısıbılıty', 'visibilit', 'color', '中']
+    values = ['none', 'NONE', 'nOne', 'non', 'hidden', 'HİDDEN', 'hidde', 'block', '', 'none!important']
+    spaces = ['', '', ' ', '\t', '\n', '\u3000', '\xa0', '  ']
+    chance = random.Random(23)
+    styles = ['', 'display:none', 'display : none', 'display:\tNONE', 'visibility:hidden', 'display:block',
+              'displaynone', 'display: inline; visibility :hidden', 'max-display:none']
+    styles += [''.join(chance.choice(names) + chance.choice(spaces) + chance.choice([':', ':', '', '::', ';'])
+                       + chance.choice(spaces) + chance.choice(values) + chance.choice([';', '', ' ', 'x'])
+                       for _ in range(chance.randint(1, 4))) for _ in range(20000)]
+    assert sum(1 for style in styles if expression.search(style)) > 1000
+    for style in styles:
+        assert hidden_style(style) == (expression.search(style) is not None), style
