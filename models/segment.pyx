@@ -399,7 +399,7 @@ cdef Py_ssize_t _plain_run(str url, Py_ssize_t index, bint query):
     return index
 
 
-def canonical_url(str url):
+cpdef object canonical_url(str url):
     """normalize_url(url) when the URL is one normalisation leaves as it is but for its fragment
     and an empty path (models.urls._CANONICAL matches it), else None; in one compiled pass, as
     the regular expression reads it: most links of real pages are like this, and each new one
