@@ -117,7 +117,7 @@ _OTHER_SCHEME = re.compile(r'(?!https?:)[a-z][a-z0-9+.-]*:', re.I)  # javascript
 cdef object _UNRESOLVED = object()
 
 
-def collapse(text: str) -> str:
+cpdef str collapse(str text):
     return ' '.join(text.split())
 
 
