@@ -69,7 +69,8 @@ def test_the_compiled_canonical_check_is_the_regular_expression():
 
     plain = ['a', 'x.html', 'b-c', '~', ';', '=', '&', "'", '_', '@', ':', '...', '%E4', '%00', '%2F', '%7F',
              *(f'%{high}{low}' for high in '234567' for low in '09ACDEF')]
-    odd = ['.', '..', '', 'A', 'é', ' ', '\t', '\u3000', '\x00', '房', '"', '[', '%', '%4', '%G1', '%e4', '/', '?', '#']
+    odd = ['.', '..', '', 'A', 'é', ' ', '\t', '\u3000', '\x00', '房', '"', '[', '%', '%4', '%G1', '%e4',
+           '/', '?', '#']
     hosts = ['a', 'b-c', 'x1', 'a.b', 'example'] * 4 + ['A', 'é', '', 'a.']
     rng = random.Random(17)
 
