@@ -151,7 +151,7 @@ cdef inline bint _is_ascii_small(Py_UCS4 character):
     return c'a' <= character <= c'z'
 
 
-def hint_words(str attributes) -> list:
+cpdef list hint_words(str attributes):
     """The lower-cased words of a class/id value, then each two adjacent ones joined: 'hotNews-box2'
     -> hot news box 2 hotnews newsbox box2. Words as re.findall('[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')
     finds them (ASCII letters and digits; a run of capitals before a capitalised word is a word of
@@ -426,13 +426,12 @@ cpdef object canonical_url(str url):
     path = index
     while index < length and PyUnicode_READ(kind, data, index) == c'/':  # segments, then maybe a '/'
         end = _plain_run(url, index + 1, False)
-        if end == index + 1 or (end - index == 2 and PyUnicode_READ(kind, data, index + 1) == c'.') or (
-                end - index == 3 and PyUnicode_READ(kind, data, index + 1) == c'.'
-                and PyUnicode_READ(kind, data, index + 2) == c'.'):
-            if end != index + 1:  # a '.' or '..' segment
-                return None
-            index += 1  # the closing '/': nothing may follow but a query, a fragment or the end
+        if end == index + 1:  # the closing '/': nothing may follow but a query, a fragment or the end
+            index += 1
             break
+        if end - index <= 3 and PyUnicode_READ(kind, data, index + 1) == c'.' and (
+                end - index == 2 or PyUnicode_READ(kind, data, index + 2) == c'.'):
+            return None  # a '.' or '..' segment
         index = end
     query = index
     if index < length and PyUnicode_READ(kind, data, index) == c'?':
