@@ -21,7 +21,8 @@ import unicodedata
 import rjieba
 import stopwordsiso
 
-from models.segment import ascii_terms, han_and_letters, index_terms, put_back_words, script_runs
+from models.segment import (ascii_terms, full_width_forms_replaced, han_and_letters, index_terms, put_back_words,
+                            script_runs)
 
 # Han characters, for inside a regex character class: the CJK unified ideographs (extension A,
 # the basic block, compatibility ideographs, extensions B-F). Every module counts Han with these.
@@ -42,16 +43,11 @@ _jieba_lock = threading.Lock()
 _dictionary_words: frozenset[str] = frozenset()
 
 
-# Full-width ASCII forms (，：（Ａ１), the ideographic space and the ellipsis: most of what NFKC
-# changes in Chinese text. Each is replaced by its full compatibility decomposition, so the text's
-# NFKD, and so its NFKC, stays what it was; most pages are then NFKC already, and the check after
-# the replacement runs NFKC on the others (an 'ａ' before a combining accent must still compose).
-# NFKC itself costs ~0.9 ms a page. Each form found is replaced everywhere at once (str.replace):
-# a page has a few distinct ones (，。：) but hundreds of occurrences, and a Python call per
-# occurrence cost twice as much. No replacement contains a form, so the order does not matter.
-_COMPATIBILITY_FORMS = {chr(code): unicodedata.normalize('NFKC', chr(code))
-                        for code in (*range(0xFF01, 0xFF5F), 0x3000, 0x2026)}
-_COMPATIBILITY_FORM = re.compile('[\uff01-\uff5e\u3000\u2026]')
+# Full-width ASCII forms (，：（Ａ１), the ideographic space and the ellipsis are most of what NFKC
+# changes in Chinese text: normalize replaces each by its full compatibility decomposition first
+# (full_width_forms_replaced, compiled), so the text's NFKD, and so its NFKC, stays what it was;
+# most pages are then NFKC already, and the check after the replacement runs NFKC on the others
+# (an 'ａ' before a combining accent must still compose). NFKC itself costs ~0.9 ms a page.
 _NFKC_STABLE_RUN = re.compile('[\x00-\x7f\u4e00-\u9fff]+')  # ASCII, unified Han: no decomposition
 
 
@@ -65,8 +61,7 @@ def normalize(text: str) -> str:
     instructions a character, a check of each distinct one of its characters a few hundred.
     """
     if not unicodedata.is_normalized('NFKC', text):
-        for form in set(_COMPATIBILITY_FORM.findall(text)):
-            text = text.replace(form, _COMPATIBILITY_FORMS[form])
+        text = full_width_forms_replaced(text)
         if not unicodedata.is_normalized('NFKC', text):
             for character in set(_NFKC_STABLE_RUN.sub('', text)):
                 if not unicodedata.is_normalized('NFKC', character):

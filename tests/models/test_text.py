@@ -126,6 +126,24 @@ def test_the_compiled_index_terms_are_is_term():
                                               and text._HAS_LETTER.search(word)]
 
 
+def test_full_width_forms_are_replaced_by_what_nfkc_makes_of_them():
+    """full_width_forms_replaced (compiled) maps each full-width ASCII form, the ideographic space
+    and the ellipsis to its NFKC, leaves every other character as it is, and returns a text
+    without any of them unchanged."""
+    from models.segment import full_width_forms_replaced
+
+    forms = [chr(code) for code in (*range(0xFF01, 0xFF5F), 0x3000, 0x2026)]
+    assert [full_width_forms_replaced(form) for form in forms] == [unicodedata.normalize('NFKC', f) for f in forms]
+    others = ''.join(chr(code) for code in range(0x20, 0x30000)
+                     if not 0xD800 <= code < 0xE000 and chr(code) not in forms)
+    assert full_width_forms_replaced(others) is others
+    rng = random.Random(19)
+    for _ in range(2000):
+        sample = ''.join(rng.choice(forms + ['a', '房', ' ', '\u0301', '😀', '…']) for _ in range(rng.randint(0, 30)))
+        assert full_width_forms_replaced(sample) == ''.join(
+            unicodedata.normalize('NFKC', character) if character in forms else character for character in sample)
+
+
 def test_normalize_is_nfkc_casefolded_whatever_the_shortcut_for_full_width_forms():
     """normalize replaces full-width forms, then other characters NFKC changes, before deciding
     whether NFKC is needed: the result must be NFKC's for every character, alone and between
