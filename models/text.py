@@ -182,11 +182,11 @@ def tokenize(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def recurring_terms(text: str) -> str:
-    """tokenize() for short texts that recur, such as a link's anchor, context and URL words (a
-    site's menus repeat on each of its pages: 72% of the anchors of 300 THUCNews sandbox pages were
-    seen before), from a cache, as one string: the terms separated by spaces (`.split()` gives
-    them back: a term is letters, digits and apostrophes, never whitespace). ASCII text (English
-    anchors) is read in one compiled pass."""
+    """tokenize() for short texts that recur, such as a link's anchor and context (its URL's:
+    url_terms; a site's menus repeat on each of its pages: 72% of the anchors of 300 THUCNews
+    sandbox pages were seen before), from a cache, as one string: the terms separated by spaces
+    (`.split()` gives them back: a term is letters, digits and apostrophes, never whitespace).
+    ASCII text (English anchors) is read in one compiled pass."""
     if text.isascii():
         return ascii_terms(text, stop_words())
     return ' '.join(tokenize(text))
@@ -195,18 +195,17 @@ def recurring_terms(text: str) -> str:
 _URL_WORDS = re.compile(f'[^\\w{HAN_RANGES}]+')
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def url_words(url: str) -> str:
-    """The words of a URL's host and path ('/house/2011/price-drop.html' -> 'house price drop html').
-    Cached: a site's menus link to the same URLs from each of its pages."""
+    """The words of a URL's host and path ('/house/2011/price-drop.html' -> 'house price drop html')."""
     return _URL_WORDS.sub(' ', url.split('://', 1)[-1])
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def url_terms(url: str) -> str:
-    """recurring_terms(url_words(url)), cached: an ASCII URL's terms are its runs of letters and
-    digits (url_words makes every other character a space, and _ASCII_WORD splits at '_'), read in
-    one compiled pass; a real page's story links are new URLs, each a miss of both caches."""
+    """The terms of url_words(url), space-joined, cached per URL (a site's menus link to the same
+    URLs from each of its pages). An ASCII URL's terms are its runs of letters and digits (url_words
+    makes every other character a space, and _ASCII_WORD splits at '_'), read in one compiled pass:
+    a real page's story links are new URLs, each a miss."""
     if url.isascii():
         return ascii_terms(url.split('://', 1)[-1], stop_words(), apostrophes=False)
-    return recurring_terms(url_words(url))
+    return ' '.join(tokenize(url_words(url)))
