@@ -20,6 +20,7 @@ from pipelines.committed import ReadCommitted
 from pipelines.local import new_pipeline
 from pipelines.state import CrawlDir, PendingRound
 from transforms.pagerank import CrawlPageRank
+from transforms.parquet import TABLES, WriteParquet
 from transforms.rank import RankPages
 
 
@@ -34,15 +35,12 @@ class WriteTableBatches(beam.PTransform):
     def expand(self, tables):
         table_schema, number = schema.RANK_TABLES[self.table], self.pending.round
 
-        def conform(table: pa.Table) -> pa.Table:
-            table = table.append_column('round', pa.array([number] * table.num_rows, pa.int32()))
-            return table.select(table_schema.names).cast(table_schema)
+        def stamped(table: pa.Table) -> pa.Table:
+            return table.append_column('round', pa.array([number] * table.num_rows, pa.int32()))
 
         return (tables
-                | 'Conform' >> beam.Map(conform)
-                | 'Write' >> beam.io.WriteToParquetBatched(
-                    posixpath.join(self.pending.uri, self.table), table_schema,
-                    file_name_suffix='.parquet', shard_name_template='-SSSSS-of-NNNNN'))
+                | 'Stamp' >> beam.Map(stamped)
+                | 'Write' >> WriteParquet(posixpath.join(self.pending.uri, self.table), table_schema, TABLES))
 
 
 def _vocabulary_table(words: list[str]) -> pa.Table:

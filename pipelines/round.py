@@ -19,7 +19,6 @@ import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.transforms.window import GlobalWindows
 
 from models.discovery import DiscoveryPlan, home_page, outlink_rows
 from models.search import LINKGRAPH
@@ -34,59 +33,24 @@ from transforms.discover import LINK_COLUMNS, ChooseDiscovered, Discover
 from transforms.extract import Extract, link_columns
 from transforms.fetch import Fetch, reached_urls
 from transforms.frontier import UpdateFrontier
+from transforms.parquet import COLUMNS, ROWS, TABLES, WriteParquet
 from transforms.score import Score
-from transforms.tables import columns_table, rows_table
-
-
-class _RowsToTables(beam.DoFn):
-    """Rows (or, with `columns`, batches of columns: transforms/tables.py columns_table) -> a
-    pyarrow table per ROWS_PER_TABLE rows or so (a Parquet row group's worth), built in C++ from
-    all of them at once. Beam's row-at-a-time WriteToParquet looks up each column's schema field
-    for every row in Python: 4% of a whole crawl's instructions (300 CWCED pages, callgrind)."""
-    ROWS_PER_TABLE = 10_000
-
-    def __init__(self, table_schema: pa.Schema, columns: bool):
-        self.schema = table_schema
-        self.columns = columns
-
-    def start_bundle(self):
-        self.batch, self.rows = [], 0
-
-    def process(self, element):
-        self.batch.append(element)
-        self.rows += len(element[self.schema.names[0]]) if self.columns else 1
-        if self.rows >= self.ROWS_PER_TABLE:
-            yield self._table()
-
-    def finish_bundle(self):
-        if self.batch:
-            yield GlobalWindows.windowed_value_at_end_of_window(self._table())
-
-    def _table(self) -> pa.Table:
-        batch, self.batch, self.rows = self.batch, [], 0
-        return columns_table(batch, self.schema) if self.columns else rows_table(batch, self.schema)
 
 
 class WriteTable(beam.PTransform):
-    """Rows -> Parquet shards of one crawl table in a pending round directory. With `columns` each
-    element is a batch of columns (a page's links: ~100 on a real page); with `tables`, a pyarrow
-    table with the table's columns (cast to its schema here)."""
+    """Rows -> Parquet shards of one crawl table in a pending round directory (transforms/parquet.py).
+    With `columns` each element is a batch of columns (a page's links: ~100 on a real page); with
+    `tables`, a pyarrow table with the table's columns (cast to its schema)."""
 
     def __init__(self, directory: str, table: str, columns: bool = False, tables: bool = False):
         super().__init__()
         self.directory = directory
         self.table = table
-        self.columns = columns
-        self.tables = tables
+        self.elements = TABLES if tables else COLUMNS if columns else ROWS
 
     def expand(self, rows):
-        path, table_schema = posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table]
-        if self.tables:
-            tables = rows | 'ToSchema' >> beam.Map(lambda table: table.select(table_schema.names).cast(table_schema))
-        else:
-            tables = rows | 'ToTables' >> beam.ParDo(_RowsToTables(table_schema, self.columns))
-        return tables | 'Write' >> beam.io.WriteToParquetBatched(path, table_schema, file_name_suffix='.parquet',
-                                                                shard_name_template='-SSSSS-of-NNNNN')
+        return rows | WriteParquet(posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table],
+                                   self.elements)
 
 
 def prior_documents(crawl: CrawlDir, rounds: list[int]) -> int:
