@@ -998,33 +998,96 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
 
 # --- the block model (models/block_model.py): its measures as a matrix, its trees walked ---
 
-# measure_matrix's columns, in order: what feature_rows derives the block features from.
-MEASURE_COLUMNS = ('chars', 'anchor_chars', 'links', 'lines', 'stop_word_density', 'punctuation', 'paragraphs',
-                   'list_items', 'headings', 'depth', 'in_table_cell', 'in_list', 'navigation_mark', 'noise_mark',
-                   'related_mark', 'article_mark', 'hidden', 'windowed', 'rule_content', 'rule_related',
-                   'rule_navigation', 'rule_noise')
+# The block model's features (models/block_model.py), in the order of its rows and its trees.
+FEATURES = (
+    'log_chars', 'link_density', 'anchor_share', 'log_links', 'log_lines', 'log_chars_per_line',
+    'stop_word_density', 'punctuation_density', 'position', 'text_before', 'page_share',
+    'paragraphs_per_line', 'list_items_per_line', 'headings', 'in_table_cell', 'in_list', 'depth',
+    'navigation_mark', 'noise_mark', 'related_mark', 'article_mark', 'hidden', 'windowed',
+    'rule_content', 'rule_related', 'rule_navigation', 'rule_noise',
+    'previous_log_chars', 'previous_link_density', 'previous_stop_word_density', 'previous_rule_content',
+    'next_log_chars', 'next_link_density', 'next_stop_word_density', 'next_rule_content',
+    'page_log_blocks', 'page_content_share',
+)
+# The features feature_matrix leaves as the logarithm's argument x, for log1p(x) to be taken of all
+# at once by numpy (whose log1p is not libm's in the last bit: the trees were trained on numpy's).
+LOG_FEATURES = ('log_chars', 'log_links', 'log_lines', 'log_chars_per_line', 'previous_log_chars', 'next_log_chars')
+
+cdef Py_ssize_t _LOG_CHARS = FEATURES.index('log_chars'), _LINK_DENSITY = FEATURES.index('link_density')
+cdef Py_ssize_t _ANCHOR_SHARE = FEATURES.index('anchor_share'), _LOG_LINKS = FEATURES.index('log_links')
+cdef Py_ssize_t _LOG_LINES = FEATURES.index('log_lines'), _LOG_CHARS_PER_LINE = FEATURES.index('log_chars_per_line')
+cdef Py_ssize_t _STOP_WORD_DENSITY = FEATURES.index('stop_word_density')
+cdef Py_ssize_t _PUNCTUATION_DENSITY = FEATURES.index('punctuation_density'), _POSITION = FEATURES.index('position')
+cdef Py_ssize_t _TEXT_BEFORE = FEATURES.index('text_before'), _PAGE_SHARE = FEATURES.index('page_share')
+cdef Py_ssize_t _PARAGRAPHS_PER_LINE = FEATURES.index('paragraphs_per_line')
+cdef Py_ssize_t _LIST_ITEMS_PER_LINE = FEATURES.index('list_items_per_line'), _HEADINGS = FEATURES.index('headings')
+cdef Py_ssize_t _IN_TABLE_CELL = FEATURES.index('in_table_cell'), _IN_LIST = FEATURES.index('in_list')
+cdef Py_ssize_t _DEPTH = FEATURES.index('depth'), _NAVIGATION_MARK = FEATURES.index('navigation_mark')
+cdef Py_ssize_t _NOISE_MARK = FEATURES.index('noise_mark'), _RELATED_MARK = FEATURES.index('related_mark')
+cdef Py_ssize_t _ARTICLE_MARK = FEATURES.index('article_mark'), _HIDDEN = FEATURES.index('hidden')
+cdef Py_ssize_t _WINDOWED = FEATURES.index('windowed'), _RULE_CONTENT = FEATURES.index('rule_content')
+cdef Py_ssize_t _RULE_RELATED = FEATURES.index('rule_related'), _RULE_NAVIGATION = FEATURES.index('rule_navigation')
+cdef Py_ssize_t _RULE_NOISE = FEATURES.index('rule_noise')
+cdef Py_ssize_t _PREVIOUS_LOG_CHARS = FEATURES.index('previous_log_chars')
+cdef Py_ssize_t _NEXT_LOG_CHARS = FEATURES.index('next_log_chars')
+cdef Py_ssize_t _PAGE_CONTENT_SHARE = FEATURES.index('page_content_share')
+# Each neighbour feature and the feature it shifts (their logarithm's argument, for log_chars).
+_NEIGHBOURS = tuple((FEATURES.index(f'{side}_{name}'), FEATURES.index(name), offset)
+                    for side, offset in (('previous', -1), ('next', 1))
+                    for name in ('log_chars', 'link_density', 'stop_word_density', 'rule_content'))
 
 
-def measure_matrix(list measures):
-    """A row of MEASURE_COLUMNS per BlockMeasures, read in one compiled loop (a numpy.fromiter over
-    a generator per column cost ~0.1 ms of a real page's ~30 blocks); flags are 0 or 1."""
-    matrix = np.zeros((len(measures), len(MEASURE_COLUMNS)))
+def feature_matrix(list measures):
+    """A row of FEATURES per BlockMeasures of a page, computed in one compiled pass, but for the
+    LOG_FEATURES (their argument: block_model.feature_rows takes the logarithms) and
+    page_log_blocks (0). The same doubles as numpy's column arithmetic gave: the counts are whole
+    numbers, so their sums are exact in any order, and each division is IEEE's."""
+    cdef Py_ssize_t count = len(measures), row = 0, column, source, offset
+    matrix = np.zeros((count, len(FEATURES)))
     cdef double[:, ::1] cells = matrix
-    cdef Py_ssize_t row = 0
+    cdef double chars, anchor_chars, lines, per_line, page_chars = 0, all_anchor_chars = 0, content_chars = 0
+    cdef double before = 0
     for measure in measures:
         container, marker, kind = measure.container, measure.marker, measure.rule_kind
-        cells[row, 0], cells[row, 1], cells[row, 2] = measure.chars, measure.anchor_chars, measure.links
-        cells[row, 3], cells[row, 4], cells[row, 5] = measure.lines, measure.stop_word_density, measure.punctuation
-        cells[row, 6], cells[row, 7], cells[row, 8] = measure.paragraphs, measure.list_items, measure.headings
-        cells[row, 9] = measure.depth
-        cells[row, 10] = container == u'td' or container == u'th'
-        cells[row, 11] = container == u'ul' or container == u'ol' or container == u'dl' or container == u'menu'
-        cells[row, 12], cells[row, 13] = marker == u'navigation', marker == u'noise'
-        cells[row, 14], cells[row, 15] = bool(measure.related_marker), bool(measure.article_mark)
-        cells[row, 16], cells[row, 17] = bool(measure.hidden), bool(measure.windowed)
-        cells[row, 18], cells[row, 19] = kind == u'content', kind == u'related'
-        cells[row, 20], cells[row, 21] = kind == u'navigation', kind == u'noise'
+        chars, anchor_chars, lines = measure.chars, measure.anchor_chars, measure.lines
+        per_line = lines if lines > 1 else 1
+        cells[row, _LOG_CHARS] = chars
+        cells[row, _LINK_DENSITY] = anchor_chars / chars if anchor_chars < chars else 1.0  # 1 with no text
+        cells[row, _ANCHOR_SHARE] = anchor_chars
+        cells[row, _LOG_LINKS], cells[row, _LOG_LINES] = measure.links, lines
+        cells[row, _LOG_CHARS_PER_LINE] = chars / per_line
+        cells[row, _STOP_WORD_DENSITY] = measure.stop_word_density
+        cells[row, _PUNCTUATION_DENSITY] = <double>measure.punctuation / (chars if chars > 1 else 1)
+        cells[row, _POSITION] = <double>row / (count - 1 if count > 1 else 1)
+        cells[row, _TEXT_BEFORE], cells[row, _PAGE_SHARE] = before, chars
+        cells[row, _PARAGRAPHS_PER_LINE] = <double>measure.paragraphs / per_line
+        cells[row, _LIST_ITEMS_PER_LINE] = <double>measure.list_items / per_line
+        cells[row, _HEADINGS] = min(<double>measure.headings, 3.0)
+        cells[row, _DEPTH] = min(<double>measure.depth, 30.0)
+        cells[row, _IN_TABLE_CELL] = container == u'td' or container == u'th'
+        cells[row, _IN_LIST] = container == u'ul' or container == u'ol' or container == u'dl' or container == u'menu'
+        cells[row, _NAVIGATION_MARK], cells[row, _NOISE_MARK] = marker == u'navigation', marker == u'noise'
+        cells[row, _RELATED_MARK], cells[row, _ARTICLE_MARK] = bool(measure.related_marker), bool(measure.article_mark)
+        cells[row, _HIDDEN], cells[row, _WINDOWED] = bool(measure.hidden), bool(measure.windowed)
+        cells[row, _RULE_CONTENT], cells[row, _RULE_RELATED] = kind == u'content', kind == u'related'
+        cells[row, _RULE_NAVIGATION], cells[row, _RULE_NOISE] = kind == u'navigation', kind == u'noise'
+        before += chars
+        all_anchor_chars += anchor_chars
+        if kind == u'content':
+            content_chars += chars
         row += 1
+    page_chars = before if before != 0 else 1.0
+    if all_anchor_chars == 0:
+        all_anchor_chars = 1.0
+    for row in range(count):
+        cells[row, _ANCHOR_SHARE] = cells[row, _ANCHOR_SHARE] / all_anchor_chars
+        cells[row, _TEXT_BEFORE] = cells[row, _TEXT_BEFORE] / page_chars
+        cells[row, _PAGE_SHARE] = cells[row, _PAGE_SHARE] / page_chars
+        cells[row, _PAGE_CONTENT_SHARE] = content_chars / page_chars
+    for column, source, offset in _NEIGHBOURS:
+        for row in range(count):
+            if 0 <= row + offset < count:
+                cells[row, column] = cells[row + offset, source]
     return matrix
 
 

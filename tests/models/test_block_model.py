@@ -1,4 +1,5 @@
 import json
+import math
 import random
 import re
 import subprocess
@@ -11,6 +12,7 @@ from sklearn.ensemble import GradientBoostingClassifier
 
 from models.block_model import (_LATIN_WORD, FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model,
                                 decide_content, feature_rows, stop_word_density, text_measures)
+from models.extract import extract_page
 from models.segment import han_counts, latin_word_counts
 from models.text import HAN_RANGES
 
@@ -79,6 +81,70 @@ def test_feature_rows_measure_each_block_and_its_neighbours():
     assert column['next_rule_content'].tolist() == [1.0, 0.0, 0.0]
     assert column['page_content_share'][0] == pytest.approx(35 / (13 + 35))  # visible characters
     assert feature_rows([]).shape == (0, len(FEATURES))
+
+
+def numpy_feature_rows(measures: list[BlockMeasures]) -> np.ndarray:
+    """The features as numpy computed them a column at a time: the specification of feature_rows."""
+    count = len(measures)
+    column = {name: np.array([float(getattr(m, name)) for m in measures]) for name in (
+        'chars', 'anchor_chars', 'links', 'lines', 'stop_word_density', 'punctuation', 'paragraphs', 'list_items',
+        'headings', 'depth', 'related_marker', 'article_mark', 'hidden', 'windowed')}
+    flags = {'in_table_cell': lambda m: m.container in ('td', 'th'),
+             'in_list': lambda m: m.container in ('ul', 'ol', 'dl', 'menu'),
+             'navigation_mark': lambda m: m.marker == 'navigation', 'noise_mark': lambda m: m.marker == 'noise',
+             **{f'rule_{kind}': (lambda kind: lambda m: m.rule_kind == kind)(kind)
+                for kind in ('content', 'related', 'navigation', 'noise')}}
+    column.update({name: np.array([float(test(m)) for m in measures]) for name, test in flags.items()})
+    column['related_mark'] = column['related_marker']
+    chars, anchor_chars, lines = column['chars'], column['anchor_chars'], column['lines']
+    per_line = np.maximum(lines, 1)
+    page_chars = chars.sum() or 1.0
+    column.update({
+        'log_chars': np.log1p(chars),
+        'link_density': np.where(chars > 0, np.minimum(1.0, anchor_chars / np.maximum(chars, 1)), 1.0),
+        'anchor_share': anchor_chars / (anchor_chars.sum() or 1.0),
+        'log_links': np.log1p(column['links']), 'log_lines': np.log1p(lines),
+        'log_chars_per_line': np.log1p(chars / per_line),
+        'punctuation_density': column['punctuation'] / np.maximum(chars, 1),
+        'position': np.arange(count) / max(1, count - 1),
+        'text_before': (np.cumsum(chars) - chars) / page_chars, 'page_share': chars / page_chars,
+        'paragraphs_per_line': column['paragraphs'] / per_line,
+        'list_items_per_line': column['list_items'] / per_line,
+        'headings': np.minimum(column['headings'], 3), 'depth': np.minimum(column['depth'], 30),
+        'page_log_blocks': np.full(count, math.log1p(count)),
+        'page_content_share': np.full(count, chars[column['rule_content'] > 0].sum() / page_chars)})
+    for name in ('log_chars', 'link_density', 'stop_word_density', 'rule_content'):
+        previous, following = np.zeros(count), np.zeros(count)
+        previous[1:], following[:-1] = column[name][:-1], column[name][1:]
+        column[f'previous_{name}'], column[f'next_{name}'] = previous, following
+    return np.column_stack([column[name] for name in FEATURES]).reshape(count, len(FEATURES))
+
+
+def random_measures(rng: random.Random) -> BlockMeasures:
+    chars = rng.choice([0, 1, 2, rng.randint(0, 60), rng.randint(0, 20000)])
+    return BlockMeasures(
+        chars=chars, anchor_chars=rng.choice([0, chars, rng.randint(0, chars + 5)]), links=rng.randint(0, 200),
+        paragraphs=rng.randint(0, 40), list_items=rng.randint(0, 40), headings=rng.randint(0, 6),
+        container=rng.choice(['div', 'td', 'th', 'ul', 'ol', 'dl', 'menu', 'p']), depth=rng.randint(0, 60),
+        marker=rng.choice([None, 'navigation', 'noise']), related_marker=rng.random() < 0.2,
+        article_mark=rng.random() < 0.2, hidden=rng.random() < 0.1,
+        rule_kind=rng.choice(['content', 'related', 'navigation', 'noise']), lines=rng.randint(0, 300),
+        stop_word_density=rng.random(), punctuation=rng.randint(0, 400), windowed=rng.random() < 0.1)
+
+
+def test_the_compiled_features_are_numpys_to_the_last_bit(shared_data):
+    """feature_rows (one compiled pass, numpy's logarithms) against numpy's column arithmetic, on
+    seeded random pages of 0 to 80 blocks (empty blocks, all-link blocks, one block, long pages)
+    and on every page of ../shared/data/extraction: the trees compare these numbers."""
+    rng = random.Random(11)
+    for _ in range(400):
+        page = [random_measures(rng) for _ in range(rng.choice([0, 1, 2, rng.randint(0, 80)]))]
+        assert np.array_equal(feature_rows(page), numpy_feature_rows(page))
+    pages = sorted((shared_data / 'extraction').glob('*/*/*.html'))
+    assert len(pages) > 1000
+    for path in pages:
+        page = extract_page(path.read_bytes(), 'http://example.com/page.html', rules_only=True)
+        assert np.array_equal(feature_rows(page.measures), numpy_feature_rows(page.measures)), path
 
 
 def test_exported_trees_predict_what_sklearn_predicts_after_a_json_round_trip():
