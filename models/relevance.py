@@ -13,6 +13,7 @@ import dataclasses
 import math
 from typing import Mapping
 
+from models.segment import tfidf_cosine
 from models.termstats import Terms, TermStats, term_counts
 from models.topic import Topic
 
@@ -32,21 +33,14 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float], a_squares: float | No
 
 def terms_relevance(terms: Terms, topic: Topic, stats: TermStats) -> float:
     """cos(topic keyword weights, TF-IDF weights of all the terms): cosine(topic.term_weights,
-    tfidf_weights(terms, stats)), the same sums in the same order, without a dict of the weights
-    (a real page has ~700 terms, an English article a few thousand)."""
+    tfidf_weights(terms, stats)) summed left to right (as Python 3.11's sum() adds), in one compiled
+    loop without a dict of the weights (models/segment.pyx tfidf_cosine: a real page has ~700 terms,
+    an English article a few thousand, and a link's words are scored this way too)."""
     keywords = topic.term_weights
     if keywords.keys().isdisjoint(terms):
         return 0.0  # no shared term, no dot product: most links' words, so skip the weights
     counts, total = term_counts(terms)
-    idfs = stats.idfs
-    weights = [n / total * idfs[term] for term, n in counts.items()]
-    if len(keywords) > len(weights):
-        dot = sum(weight * keywords.get(term, 0.0) for term, weight in zip(counts, weights))
-    else:
-        dot = sum(weight * (counts[term] / total * idfs[term] if term in counts else 0.0)
-                  for term, weight in keywords.items())
-    norms = math.sqrt(topic.squared_weights * sum([weight * weight for weight in weights]))
-    return dot / norms if norms else 0.0
+    return tfidf_cosine(counts, total, stats.idfs, keywords, topic.squared_weights)
 
 
 def topic_words_relevance(terms: Terms, topic: Topic, stats: TermStats) -> float:

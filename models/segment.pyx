@@ -21,6 +21,7 @@ import numpy as np
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pyport cimport PY_SSIZE_T_MAX
+from libc.math cimport sqrt
 from libc.string cimport memset, strchr, strcmp
 
 from lxml.includes cimport tree
@@ -1225,3 +1226,28 @@ def ascii_terms(str text, frozenset stop_words, bint apostrophes=True) -> str:
             if word not in stop_words:
                 terms.append(word)
     return u' '.join(terms)
+
+
+# --- relevance (models/relevance.py terms_relevance) ---
+
+def tfidf_cosine(counts, double total, idfs, dict keywords, double keyword_squares):
+    """cos(keyword weights, TF-IDF weights n / total * idfs[term] of the counted terms), in one
+    compiled loop: the dot product and the squared weights summed left to right, in the order
+    terms_relevance summed them (its counts' order, or the keywords' when they are fewer).
+    `counts`: term -> occurrences (a dict), `idfs`: term -> idf (a dict, or models.termstats.IdfTable,
+    which computes a term's idf the first time it is asked)."""
+    cdef double weight, dot = 0.0, squares = 0.0, norms
+    if len(keywords) > len(counts):
+        for term, n in counts.items():
+            weight = <double>n / total * <double>idfs[term]
+            dot += weight * <double>keywords.get(term, 0.0)
+            squares += weight * weight
+    else:
+        for term, keyword in keywords.items():
+            n = counts.get(term)
+            dot += <double>keyword * (<double>n / total * <double>idfs[term] if n is not None else 0.0)
+        for term, n in counts.items():
+            weight = <double>n / total * <double>idfs[term]
+            squares += weight * weight
+    norms = sqrt(keyword_squares * squares)
+    return dot / norms if norms else 0.0
