@@ -106,9 +106,19 @@ def finalize_shards(prefix: str, temp_dir: str, table_schema: pa.Schema, paths: 
         raise IOError(f'the files of shards {", ".join(missing)} are gone before they were renamed')
     if pending:
         FileSystems.rename([path for path, _ in pending], [shard for _, shard in pending])
-    if FileSystems.exists(temp_dir):
-        FileSystems.delete([temp_dir])
+    _delete_directory(temp_dir)
     return shards
+
+
+def _delete_directory(directory: str) -> None:
+    """The directory and the files left in it (a failed bundle's). An object store has no
+    directories: its files are deleted one by one, and the directory itself is not there."""
+    leftovers = [file.path for match in FileSystems.match([FileSystems.join(directory, '*')])
+                 for file in match.metadata_list]
+    if leftovers:
+        FileSystems.delete(leftovers)
+    if FileSystems.exists(directory):
+        FileSystems.delete([directory])
 
 
 class WriteParquet(beam.PTransform):
