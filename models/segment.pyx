@@ -1029,8 +1029,6 @@ cdef Py_ssize_t _ARTICLE_MARK = FEATURES.index('article_mark'), _HIDDEN = FEATUR
 cdef Py_ssize_t _WINDOWED = FEATURES.index('windowed'), _RULE_CONTENT = FEATURES.index('rule_content')
 cdef Py_ssize_t _RULE_RELATED = FEATURES.index('rule_related'), _RULE_NAVIGATION = FEATURES.index('rule_navigation')
 cdef Py_ssize_t _RULE_NOISE = FEATURES.index('rule_noise')
-cdef Py_ssize_t _PREVIOUS_LOG_CHARS = FEATURES.index('previous_log_chars')
-cdef Py_ssize_t _NEXT_LOG_CHARS = FEATURES.index('next_log_chars')
 cdef Py_ssize_t _PAGE_CONTENT_SHARE = FEATURES.index('page_content_share')
 # Each neighbour feature and the feature it shifts (their logarithm's argument, for log_chars).
 _NEIGHBOURS = tuple((FEATURES.index(f'{side}_{name}'), FEATURES.index(name), offset)
@@ -1046,7 +1044,7 @@ def feature_matrix(list measures):
     cdef Py_ssize_t count = len(measures), row = 0, column, source, offset
     matrix = np.zeros((count, len(FEATURES)))
     cdef double[:, ::1] cells = matrix
-    cdef double chars, anchor_chars, lines, per_line, page_chars = 0, all_anchor_chars = 0, content_chars = 0
+    cdef double chars, anchor_chars, lines, per_line, page_chars, all_anchor_chars = 0, content_chars = 0
     cdef double before = 0
     for measure in measures:
         container, marker, kind = measure.container, measure.marker, measure.rule_kind

@@ -39,14 +39,14 @@ from transforms.score import Score
 
 class WriteTable(beam.PTransform):
     """Rows -> Parquet shards of one crawl table in a pending round directory (transforms/parquet.py).
-    With `columns` each element is a batch of columns (a page's links: ~100 on a real page); with
-    `tables`, a pyarrow table with the table's columns (cast to its schema)."""
+    `elements`: ROWS, COLUMNS (each a batch of columns: a page's links, ~100 on a real page) or
+    TABLES (pyarrow tables with the table's columns, cast to its schema)."""
 
-    def __init__(self, directory: str, table: str, columns: bool = False, tables: bool = False):
+    def __init__(self, directory: str, table: str, elements: str = ROWS):
         super().__init__()
         self.directory = directory
         self.table = table
-        self.elements = TABLES if tables else COLUMNS if columns else ROWS
+        self.elements = elements
 
     def expand(self, rows):
         return rows | WriteParquet(posixpath.join(self.directory, self.table), schema.ROUND_TABLES[self.table],
@@ -124,8 +124,8 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     prior_terms = pipeline | 'ReadTermStats' >> ReadCommitted(crawl, 'term_stats', previous, batched=True)
     scored = extracted | 'Score' >> Score(settings.topic, strategy, number, prior_documents(crawl, earlier), prior_terms)
     scored[Score.PAGES] | 'WritePages' >> WriteTable(out, 'pages')
-    scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links', columns=True)
-    scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats', tables=True)
+    scored[Score.LINKS] | 'WriteLinks' >> WriteTable(out, 'links', COLUMNS)
+    scored[Score.TERM_STATS] | 'WriteTermStats' >> WriteTable(out, 'term_stats', TABLES)
 
     reached = ((earlier_reached, fetch_log | 'ReachedUrls' >> beam.FlatMap(reached_urls))
                | 'AllReachedUrls' >> beam.Flatten())
@@ -133,7 +133,7 @@ def build_round(options: PipelineOptions, crawl: CrawlDir, pending: PendingRound
     candidates = ({'previous': previous_candidates, 'found': scored[Score.FOUND],
                    'waiting': pipeline | 'Discovered' >> beam.Create(list(discovered)), 'reached': reached}
                   | 'UpdateFrontier' >> UpdateFrontier(number, schema.CANDIDATES))
-    candidates | 'WriteCandidates' >> WriteTable(out, 'candidates', tables=True)
+    candidates | 'WriteCandidates' >> WriteTable(out, 'candidates', TABLES)
     return pipeline
 
 

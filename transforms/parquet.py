@@ -99,9 +99,9 @@ def finalize_shards(prefix: str, temp_dir: str, table_schema: pa.Schema, paths: 
     if not paths:
         with FileSystems.create(shards[0], compression_type=CompressionTypes.UNCOMPRESSED) as stream:
             _parquet_writer(stream, table_schema).close()
-    pending = [(path, shard) for path, shard in zip(paths, shards) if FileSystems.exists(path)]
-    missing = [shard for path, shard in zip(paths, shards) if not FileSystems.exists(path)
-               and not FileSystems.exists(shard)]
+    there = [FileSystems.exists(path) for path in paths]
+    pending = [(path, shard) for path, shard, exists in zip(paths, shards, there) if exists]
+    missing = [shard for shard, exists in zip(shards, there) if not exists and not FileSystems.exists(shard)]
     if missing:
         raise IOError(f'the files of shards {", ".join(missing)} are gone before they were renamed')
     if pending:
