@@ -36,7 +36,7 @@ import numpy as np
 from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, feature_rows, text_measures
-from models.html import decode, header_charset
+from models.html import header_charset, utf8_markup
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, context, layout, segment,
                              void_marks)
 from models.text import is_chinese
@@ -108,9 +108,9 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         return _failed('empty body')
     if _is_binary(body):
         return _failed('not HTML (binary)')
-    markup, encoding = decode(body, header_charset(content_type))
+    markup, encoding = utf8_markup(body, header_charset(content_type))
     try:
-        root = etree.fromstring(markup.encode('utf-8', errors='replace'), _parser())
+        root = etree.fromstring(markup, _parser())
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
         return _failed(f'unparsable HTML: {error}', encoding)
     if root is None:

@@ -13,7 +13,7 @@ import charset_normalizer
 import lxml.html
 from lxml import etree
 
-from models.segment import han_counts
+from models.segment import gb18030_utf8, han_counts, is_utf8
 
 
 # <meta charset>, <meta content="text/html; charset=...">, <?xml encoding=...?>, and the
@@ -22,6 +22,7 @@ _DECLARED_CHARSET = re.compile(rb'<[a-z?][^>]*?[\s;"\'](?:charset|encoding)\s*=\
                                re.I)
 _BOMS = ((codecs.BOM_UTF8, 'utf-8'), (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))
 _SUPERSETS = {'gb2312': 'gb18030', 'gbk': 'gb18030', 'ascii': 'utf-8', 'iso8859-1': 'cp1252'}
+_ASCII_AS_IS = frozenset(('utf-8', 'cp1252', 'gb18030'))  # codecs that read ASCII bytes as ASCII
 _DROPPED_TAGS = ('script', 'style', 'noscript', 'template', 'svg', 'head')
 _BLOCK_TAGS = frozenset('address article aside blockquote br dd div dl dt figcaption footer form h1 h2 h3 '
                         'h4 h5 h6 header hr li main nav ol p pre section table td th tr ul'.split())
@@ -95,8 +96,29 @@ def _decodes_as(body: bytes, encoding: str) -> bool:
 def decode(body: bytes, declared: str | None = None) -> tuple[str, str]:
     """(text, encoding); undecodable bytes become U+FFFD rather than failing the page."""
     encoding = detect_encoding(body, declared)
-    text = body.decode(encoding, errors='replace')
-    return text.lstrip('\ufeff'), encoding
+    return _decoded(body, encoding), encoding
+
+
+def _decoded(body: bytes, encoding: str) -> str:
+    return body.decode(encoding, errors='replace').lstrip('\ufeff')
+
+
+def utf8_markup(body: bytes, declared: str | None = None) -> tuple[bytes, str]:
+    """(decode's text as UTF-8 bytes, the encoding): what lxml parses, without decoding and encoding
+    again where the bytes say what they hold: ASCII bytes, and valid UTF-8 read as UTF-8 (its
+    byte-order marks dropped), are their UTF-8 already, and a GBK page (GB18030's one- and
+    two-byte codes) goes through a compiled table straight to UTF-8."""
+    encoding = detect_encoding(body, declared)
+    if encoding in _ASCII_AS_IS and body.isascii():
+        return body, encoding
+    if encoding == 'utf-8' and is_utf8(body):
+        while body.startswith(codecs.BOM_UTF8):
+            body = body[len(codecs.BOM_UTF8):]
+        return body, encoding
+    markup = gb18030_utf8(body) if encoding == 'gb18030' else None
+    if markup is None:
+        markup = _decoded(body, encoding).encode('utf-8', errors='replace')
+    return markup, encoding
 
 
 def html_title_and_text(markup: str) -> tuple[str, str]:

@@ -15,14 +15,18 @@ processing instructions. A block's text measures for the block model are counted
 """
 import functools
 import re
+from array import array
 from urllib.parse import urljoin
 
 import numpy as np
 
+from cpython.array cimport array as c_array
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.math cimport sqrt
-from libc.string cimport memset, strchr, strcmp
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset, strchr, strcmp
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -186,6 +190,129 @@ cpdef list hint_words(str attributes):
     words.extend([first + second for first, second in zip(words, words[1:])])
     return words
 
+
+# --- a page's bytes (models/html.py utf8_markup) ---
+
+cdef enum:
+    GB_FIRST_LEAD = 0x81
+    GB_FIRST_TRAIL = 0x40
+    GB_TRAILS = 0xFE - 0x40 + 1  # a row of the table: trail bytes 0x40-0xFE (0x7F starts no character)
+
+cdef c_array _gb18030_table = None
+
+
+def two_byte_gb18030_table() -> array:
+    """The character each two-byte GB18030 code is with Python's codec (0: none), row by lead byte
+    (0x81-0xFE), column by trail byte (0x40-0xFE). A row is decoded in one call, and code by code
+    only if that fails."""
+    table = array('H', bytes(2 * (0xFE - GB_FIRST_LEAD + 1) * GB_TRAILS))
+    trails = [trail for trail in range(GB_FIRST_TRAIL, 0xFF) if trail != 0x7F]
+    for lead in range(GB_FIRST_LEAD, 0xFF):
+        codes = [bytes((lead, trail)) for trail in trails]
+        try:
+            characters = b''.join(codes).decode('gb18030')
+        except UnicodeDecodeError:
+            characters = ''
+        if len(characters) != len(codes):
+            characters = []
+            for code in codes:
+                try:
+                    characters.append(code.decode('gb18030'))
+                except UnicodeDecodeError:
+                    characters.append('')
+        for trail, character in zip(trails, characters):
+            if len(character) == 1 and 0x80 <= ord(character) <= 0xFFFF and not 0xD800 <= ord(character) <= 0xDFFF:
+                table[(lead - GB_FIRST_LEAD) * GB_TRAILS + trail - GB_FIRST_TRAIL] = ord(character)
+    return table
+
+
+cpdef object gb18030_utf8(bytes body):
+    """body.decode('gb18030').encode('utf-8') in one pass through a table, for a page of ASCII and
+    two-byte codes (GBK's, as most pages labelled GB2312 or GBK are); None for anything else (a
+    four-byte code, bytes that do not decode), which the caller decodes with Python's codec. Python's
+    multibyte codec and the UTF-8 encoding after it took ~0.2 ms of a 44 KB Chinese news page."""
+    global _gb18030_table
+    if _gb18030_table is None:
+        _gb18030_table = two_byte_gb18030_table()
+    cdef const unsigned short* table = _gb18030_table.data.as_ushorts
+    cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(body)
+    cdef Py_ssize_t length = PyBytes_GET_SIZE(body), index = 0, size = 0
+    cdef unsigned int lead, trail, character
+    # ASCII stays one byte; a two-byte code is at most three bytes of UTF-8 (the BMP's)
+    cdef unsigned char* utf8 = <unsigned char*>PyMem_Malloc(length + length // 2 + 1)
+    if utf8 is NULL:
+        raise MemoryError()
+    try:
+        while index < length:
+            lead = data[index]
+            if lead < 0x80:
+                utf8[size] = <unsigned char>lead
+                size += 1
+                index += 1
+                continue
+            if lead < GB_FIRST_LEAD or lead > 0xFE or index + 1 == length:
+                return None
+            trail = data[index + 1]
+            if trail < GB_FIRST_TRAIL or trail > 0xFE:
+                return None
+            character = table[(lead - GB_FIRST_LEAD) * GB_TRAILS + trail - GB_FIRST_TRAIL]
+            if character == 0:
+                return None
+            if character < 0x800:
+                utf8[size] = <unsigned char>(0xC0 | (character >> 6))
+                utf8[size + 1] = <unsigned char>(0x80 | (character & 0x3F))
+                size += 2
+            else:
+                utf8[size] = <unsigned char>(0xE0 | (character >> 12))
+                utf8[size + 1] = <unsigned char>(0x80 | ((character >> 6) & 0x3F))
+                utf8[size + 2] = <unsigned char>(0x80 | (character & 0x3F))
+                size += 3
+            index += 2
+        return PyBytes_FromStringAndSize(<char*>utf8, size)
+    finally:
+        PyMem_Free(utf8)
+
+
+
+cpdef bint is_utf8(bytes body):
+    """body.decode('utf-8') succeeds (strict UTF-8: no overlong form, surrogate or code point past
+    U+10FFFF), checked in one pass without making the str."""
+    cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(body)
+    cdef Py_ssize_t length = PyBytes_GET_SIZE(body), index = 0
+    cdef unsigned int lead, second
+    cdef uint64_t word
+    while index < length:
+        lead = data[index]
+        if lead < 0x80:
+            index += 1
+            while index + 8 <= length:  # ASCII runs eight bytes at a time (most of a page's markup)
+                memcpy(&word, data + index, 8)
+                if word & 0x8080808080808080ULL:
+                    break
+                index += 8
+        elif 0xC2 <= lead <= 0xDF:
+            if index + 1 >= length or (data[index + 1] & 0xC0) != 0x80:
+                return False
+            index += 2
+        elif 0xE0 <= lead <= 0xEF:
+            if index + 2 >= length:
+                return False
+            second = data[index + 1]
+            if ((second & 0xC0) != 0x80 or (data[index + 2] & 0xC0) != 0x80
+                    or (lead == 0xE0 and second < 0xA0) or (lead == 0xED and second > 0x9F)):
+                return False
+            index += 3
+        elif 0xF0 <= lead <= 0xF4:
+            if index + 3 >= length:
+                return False
+            second = data[index + 1]
+            if ((second & 0xC0) != 0x80 or (data[index + 2] & 0xC0) != 0x80 or (data[index + 3] & 0xC0) != 0x80
+                    or (lead == 0xF0 and second < 0x90) or (lead == 0xF4 and second > 0x8F)):
+                return False
+            index += 4
+        else:
+            return False
+    return True
 
 # --- the libxml2 tree, read through lxml's public C API (what .tag, .text, .tail and .get return) ---
 

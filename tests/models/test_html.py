@@ -1,9 +1,10 @@
 import codecs
 import json
+import random
 
 import pytest
 
-from models import html
+from models import html, segment
 from models.text import HAN_CHARACTER
 
 GBK_PAGE = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312">' \
@@ -90,3 +91,78 @@ def test_real_chinese_pages_decode_without_mojibake(shared_data):
         checked += 1
     assert checked == len(truth)
 
+
+
+def _decoded_as_utf8(body: bytes, declared: str | None = None) -> bytes:
+    """What lxml was given before utf8_markup: decode's text encoded back to UTF-8."""
+    return html.decode(body, declared)[0].encode('utf-8', errors='replace')
+
+
+def test_every_two_byte_gb18030_code_is_pythons_character():
+    """The compiled table gives each two-byte code the character Python's codec gives it, and a
+    code that codec refuses (a trail byte of 0x7F, or below 0x40) sends the page back to it."""
+    for lead in range(0x81, 0xFF):
+        for trail in range(0x30, 0x100):
+            code = bytes((lead, trail))
+            try:
+                expected = (b'a' + code + b'z').decode('gb18030').encode('utf-8')
+            except UnicodeDecodeError:
+                expected = None
+            if trail < 0x40:  # the start of a four-byte code, or nothing: Python's codec decides
+                expected = None
+            assert segment.gb18030_utf8(b'a' + code + b'z') == expected, code
+
+
+@pytest.mark.parametrize('body', [
+    '房价'.encode('gb18030') + '\u00ff'.encode('gb18030'),  # a four-byte code
+    '房价'.encode('gbk') + b'\x80', b'\xff' + '房'.encode('gbk'),  # bytes no code starts with
+    '房价'.encode('gbk')[:-1],  # a code cut short
+    '房'.encode('gbk') + b'\xb0 &q',  # a lead byte without its trail (a real CWCED page)
+])
+def test_pages_beyond_the_table_go_to_pythons_codec(body):
+    assert segment.gb18030_utf8(body) is None
+    assert html.utf8_markup(body, 'gbk') == (_decoded_as_utf8(body, 'gbk'), 'gb18030')
+
+
+def test_is_utf8_is_pythons_strict_decoder():
+    """Every one- and two-byte string, every three- and four-byte lead with every second byte, and
+    random bytes of every mix and length (the ASCII runs are read eight bytes at a time)."""
+    def decodes(body: bytes) -> bool:
+        try:
+            body.decode('utf-8')
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    cases = [bytes((first,)) for first in range(256)] + [bytes((a, b)) for a in range(256) for b in range(256)]
+    cases += [bytes((lead, second, third, fourth)) for lead in range(0xE0, 0x100) for second in range(256)
+              for third, fourth in ((0x80, 0x80), (0xBF, 0xBF), (0x41, 0x80), (0x80, 0x41))]
+    cases += [bytes((lead, second, 0x80)) for lead in range(0xE0, 0xF0) for second in range(256)]
+    generator = random.Random(15)
+    pieces = [b'plain ascii markup <p>', 'é'.encode(), '房价'.encode(), '𝄞'.encode(), b'\x80', b'\xc0\xaf',
+              b'\xed\xa0\x80', b'\xf4\x90\x80\x80', b'\xe6\x88', b'\xff']
+    for _ in range(5_000):
+        body = b''.join(generator.choice(pieces) for _ in range(generator.randrange(12)))
+        cases.append(body[:generator.randrange(len(body) + 1)])
+    for body in cases:
+        assert segment.is_utf8(body) == decodes(body), body
+
+
+@pytest.mark.parametrize('body, declared', [
+    (b'<p>plain</p>', None), (b'<p>plain</p>', 'windows-1252'), (b'<p>plain</p>', 'gb2312'),
+    (codecs.BOM_UTF8 * 2 + '<p>caf\u00e9 \u623f\u4ef7</p>'.encode(), None),  # byte-order marks dropped
+    ('<p>caf\u00e9</p>'.encode('cp1252'), 'windows-1252'), (b'<p>caf\xe9</p>', 'utf-8'),  # a wrong label
+    ('\u623f\u4ef7'.encode('utf-16'), None), ('<p>\u623f\u4ef7</p>'.encode('big5'), 'big5'),
+    ('<p>\u623f\u4ef7</p>'.encode('gbk'), None), (b'\x00\x01 bytes \xfe\xff soup', None),
+])
+def test_utf8_markup_is_the_decoded_page_as_utf8(body, declared):
+    assert html.utf8_markup(body, declared) == (_decoded_as_utf8(body, declared), html.decode(body, declared)[1])
+
+
+def test_utf8_markup_of_real_pages_is_the_decoded_page_as_utf8(shared_data):
+    """Every page of ../shared/data/extraction: GBK, UTF-8 and English pages of 2012 and today."""
+    pages = sorted(path for path in (shared_data / 'extraction').rglob('*') if path.suffix in ('.html', '.htm'))
+    assert len(pages) > 1000
+    for page in pages:
+        body = page.read_bytes()
+        assert html.utf8_markup(body) == (_decoded_as_utf8(body), html.decode(body)[1]), page.name
