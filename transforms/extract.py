@@ -2,6 +2,7 @@
 import collections
 import functools
 import gc
+from array import array
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
@@ -15,6 +16,12 @@ CARRIED = ('url', 'final_url', 'depth', 'position', 'inherited', 'fetched_at')  
 # one: URLs lose theirs, anchors and contexts are whitespace-collapsed, terms are space-joined),
 # and their blocks' places as a list ('block_index').
 JOINED_LINK_COLUMNS = ('url', 'anchor', 'context', 'block', 'anchor_terms', 'context_terms', 'url_terms')
+TERM_COUNT = 'I'  # the array type of a page's term counts (32-bit unsigned): term_counts(extracted) reads them
+
+
+def term_counts(extracted: dict) -> dict[str, int]:
+    """An extracted page's distinct terms -> how often each occurs, in order of first occurrence."""
+    return dict(zip(extracted['terms'].split(), array(TERM_COUNT, extracted['term_counts'])))
 
 
 def link_columns(links: dict) -> dict[str, list]:
@@ -55,9 +62,11 @@ class ExtractPagesFn(beam.DoFn):
     here: the record is materialised between stages, and Beam's coder writes and reads one long
     string much faster than many short ones. So the page's distinct terms and each link's terms
     travel as one string each, the terms separated by spaces (a term holds no whitespace; `.split()`
-    gives them back), and the links as columns, each one string (JOINED_LINK_COLUMNS, link_columns
-    splits them): a real page has ~1,300 tokens, ~700 of them distinct, and ~100 links with ~900
-    link terms; as a tuple per link, coding the record between the stages took ~0.3 ms of it. The
+    gives them back), their counts as one bytes string of 32-bit integers (term_counts; as a list of
+    ~700 ints, they took as long to code as the page's text), and the links as columns, each one
+    string (JOINED_LINK_COLUMNS, link_columns splits them): a real page has ~1,300 tokens, ~700 of
+    them distinct, and ~100 links with ~900 link terms; as a tuple per link, coding the record
+    between the stages took ~0.3 ms of it. The
     page is counted once, here: the document frequencies need its distinct terms, TF-IDF and the
     pages table their counts (a Counter of a page's tokens is ~0.15 ms, and was made three times).
     Chinese is segmented with the topic's keywords as whole words (`dictionary_words`,
@@ -88,7 +97,7 @@ class ExtractPagesFn(beam.DoFn):
         yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding,
-               'terms': ' '.join(counts), 'term_counts': list(counts.values()),
+               'terms': ' '.join(counts), 'term_counts': array(TERM_COUNT, counts.values()).tobytes(),
                'links': {**{name: '\n'.join(columns[name]) for name in JOINED_LINK_COLUMNS},
                          'block_index': [block_of.get(id(link)) for link in page.links]},
                'blocks': [(block.kind, text.tokenize(block.text)) for block in scored_blocks] if self.blocks else []}

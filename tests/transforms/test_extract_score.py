@@ -1,15 +1,19 @@
 """Extract and Score as composite transforms on FnApiRunner: page rows with relevance and term
 counts, scored edges with their anchor, context and URL relevance apart, candidate rows."""
+import collections
 import datetime
 
 import apache_beam as beam
 import pyarrow as pa
+from apache_beam.coders import FastPrimitivesCoder
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from models import text
+from models.extract import extract_page
 from models.strategies import make_strategy
 from models.topic import Topic
-from transforms.extract import Extract
+from transforms.extract import Extract, ExtractPagesFn, term_counts
 from transforms.score import Score
 
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -62,3 +66,17 @@ def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_no
         terms = scored['term_stats'] | beam.FlatMap(lambda table: table.to_pylist()) | beam.Filter(
             lambda row: row['term'] in ('天气', '房价')) | beam.Map(lambda row: (row['term'], row['documents'], row['round']))
         assert_that(terms, equal_to([('天气', 1, 3), ('房价', 1, 3)]), label='term_stats')
+
+
+def test_an_extracted_page_s_term_counts_survive_beam_s_coder():
+    """The counts travel as packed integers between Extract and Score: read back after Beam's
+    coder, they are the page's tokens counted, in order of first occurrence."""
+    page = {**PAGES[0], 'body': PAGES[0]['body'].replace('房价调控'.encode('gbk'), ('房价调控' * 70_000).encode('gbk'))}
+    extract = ExtractPagesFn()
+    extract.setup()
+    [record] = extract.process(page)
+    coder = FastPrimitivesCoder()
+    extracted = extract_page(page['body'], page['url'], page['content_type'])
+    counts = collections.Counter(text.tokenize(f'{extracted.title}\n{extracted.text}'))
+    assert term_counts(coder.decode(coder.encode(record))) == counts
+    assert list(term_counts(record)) == list(counts) and counts['房价'] > 70_000
