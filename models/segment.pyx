@@ -111,8 +111,10 @@ _WHOLE_CLASS_WORDS, _CLASS_PREFIXES = _class_word_tables()
 
 
 # Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
-# component names of script-built pages.
-cdef frozenset _HINT_ATTRIBUTES = frozenset(('class', 'id', 'role', 'itemprop', 'data-component', 'data-testid'))
+# component names of script-built pages; C strings, so an element's other attribute names never
+# become Python strings (_is_hint_attribute).
+cdef const char* _HINT_ATTRIBUTES[6]
+_HINT_ATTRIBUTES[:] = [b'class', b'id', b'role', b'itemprop', b'data-component', b'data-testid']
 _DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
 _HTTP_URL = re.compile(r'https?://', re.I)
 _HTTP_SCHEME = re.compile(r'https?:', re.I)
@@ -321,8 +323,24 @@ cdef inline str _tag(xmlNode* node):
 
 
 cdef inline object _attribute(xmlNode* node, const char* name):
-    """element.get(name)"""
-    return cetree.attributeValueFromNsName(node, NULL, <const_xmlChar*>name)
+    """element.get(name), asked of lxml only when the element has an attribute of that name (one
+    C pass over its attributes: most elements have no style, hidden or title)."""
+    cdef xmlAttr* attribute = node.properties
+    while attribute is not NULL:
+        if attribute.ns is NULL and strcmp(<const char*>attribute.name, name) == 0:
+            return cetree.attributeValueFromNsName(node, NULL, <const_xmlChar*>name)
+        attribute = attribute.next
+    return None
+
+
+cdef inline bint _is_hint_attribute(xmlAttr* attribute):
+    cdef Py_ssize_t index
+    if attribute.type != tree.XML_ATTRIBUTE_NODE or attribute.ns is not NULL:
+        return False
+    for index in range(6):
+        if strcmp(<const char*>attribute.name, _HINT_ATTRIBUTES[index]) == 0:
+            return True
+    return False
 
 
 cdef inline xmlNode* _element_from(xmlNode* node):
@@ -363,7 +381,7 @@ cdef object _element_hint(xmlNode* node, str tag):
     cdef xmlAttr* attribute = node.properties
     values = []
     while attribute is not NULL:  # element.items(), in document order
-        if attribute.type == tree.XML_ATTRIBUTE_NODE and cetree.namespacedName(<xmlNode*>attribute) in _HINT_ATTRIBUTES:
+        if _is_hint_attribute(attribute):
             value = cetree.attributeValue(node, attribute)
             if value:
                 values.append(value)
