@@ -8,6 +8,8 @@ import dataclasses
 import math
 from typing import Iterable, Mapping, Sequence
 
+from models.segment import counted
+
 # A text's index terms: in order, or as term -> occurrences in order of first occurrence (a page's
 # terms are counted once, in the Extract stage; a count of each term is all TF-IDF reads).
 Terms = Sequence[str] | Mapping[str, int]
@@ -61,7 +63,7 @@ def term_counts(terms: Terms) -> tuple[Mapping[str, int], int]:
     """(term -> occurrences in order of first occurrence, occurrences in all) of a text's terms."""
     if isinstance(terms, Mapping):
         return terms, sum(terms.values())
-    return collections.Counter(terms), len(terms)
+    return counted(terms), len(terms)
 
 
 def tfidf_weights(terms: Terms, stats: TermStats) -> dict[str, float]:

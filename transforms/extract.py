@@ -16,10 +16,10 @@ CARRIED = ('url', 'final_url', 'depth', 'position', 'inherited', 'fetched_at')  
 # one: URLs lose theirs, anchors and contexts are whitespace-collapsed, terms are space-joined),
 # and their blocks' places as a list ('block_index').
 JOINED_LINK_COLUMNS = ('url', 'anchor', 'context', 'block', 'anchor_terms', 'context_terms', 'url_terms')
-TERM_COUNT = 'I'  # the array type of a page's term counts (32-bit unsigned): term_counts(extracted) reads them
+TERM_COUNT = 'I'  # the array type of a page's term counts (32-bit unsigned): page_term_counts(extracted) reads them
 
 
-def term_counts(extracted: dict) -> dict[str, int]:
+def page_term_counts(extracted: dict) -> dict[str, int]:
     """An extracted page's distinct terms -> how often each occurs, in order of first occurrence."""
     return dict(zip(extracted['terms'].split(), array(TERM_COUNT, extracted['term_counts'])))
 

@@ -8,7 +8,7 @@ from models.strategies import LinkFeatures, PageFeatures, ParentPage, Strategy
 from models.termstats import TermStats
 from models.topic import Topic
 from models.urls import host_of
-from transforms.extract import link_columns, term_counts
+from transforms.extract import link_columns, page_term_counts
 from transforms.termstats import DocumentFrequencies
 
 # The links table's columns (pipelines/schema.py LINKS) Score fills link by link; the others are
@@ -42,7 +42,7 @@ class ScorePagesFn(beam.DoFn):
 
     def process(self, extracted, documents, frequency_tables):
         relevance = self._relevance(documents, frequency_tables)
-        counts = term_counts(extracted)
+        counts = page_term_counts(extracted)
         source = extracted['final_url']
         page = self.strategy.score_page(PageFeatures(extracted['url'], source, counts, extracted['blocks'],
                                                      extracted['depth'], extracted['inherited']), relevance)

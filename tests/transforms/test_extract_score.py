@@ -13,7 +13,7 @@ from models import text
 from models.extract import extract_page
 from models.strategies import make_strategy
 from models.topic import Topic
-from transforms.extract import Extract, ExtractPagesFn, term_counts
+from transforms.extract import Extract, ExtractPagesFn, page_term_counts
 from transforms.score import Score
 
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -78,5 +78,5 @@ def test_an_extracted_page_s_term_counts_survive_beam_s_coder():
     coder = FastPrimitivesCoder()
     extracted = extract_page(page['body'], page['url'], page['content_type'])
     counts = collections.Counter(text.tokenize(f'{extracted.title}\n{extracted.text}'))
-    assert term_counts(coder.decode(coder.encode(record))) == counts
-    assert list(term_counts(record)) == list(counts) and counts['房价'] > 70_000
+    assert page_term_counts(coder.decode(coder.encode(record))) == counts
+    assert list(page_term_counts(record)) == list(counts) and counts['房价'] > 70_000
