@@ -21,10 +21,13 @@ from urllib.parse import urljoin
 import numpy as np
 
 from cpython.array cimport array as c_array
+from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
+from cpython.exc cimport PyErr_Occurred
+from cpython.ref cimport PyObject
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pyport cimport PY_SSIZE_T_MAX
-from libc.math cimport sqrt
+from libc.math cimport log10, sqrt
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset, strchr, strcmp
 
@@ -1385,24 +1388,46 @@ def counted(terms) -> dict:
     return counts
 
 
-def tfidf_cosine(counts, double total, idfs, dict keywords, double keyword_squares):
+cpdef double idf(long long documents, long long document_frequency):
+    """WL eq. 3's idf, lg(D / (1 + D_i)) (as Python's math.log10 of the int division gives it), 0
+    without documents: models.termstats.IdfTable's, for a term it has not met."""
+    return log10(<double>documents / <double>(1 + document_frequency)) if documents else 0.0
+
+
+cdef inline double _idf(object idfs, term, long long documents, document_frequency) except? -1.0:
+    """idfs[term] of an IdfTable (a dict), a term met the first time computed and kept there as its
+    __missing__ does, without a Python call (a real web's pages bring new terms on every page)."""
+    cdef PyObject* found = PyDict_GetItemWithError(idfs, term)
+    if found is not NULL:
+        return <double><object>found
+    if PyErr_Occurred():
+        raise
+    weight = idf(documents, document_frequency.get(term, 0))
+    PyDict_SetItem(idfs, term, weight)
+    return weight
+
+
+def tfidf_cosine(counts, double total, table, dict keywords, double keyword_squares):
     """cos(keyword weights, TF-IDF weights n / total * idfs[term] of the counted terms), in one
     compiled loop: the dot product and the squared weights summed left to right, in the order
     terms_relevance summed them (its counts' order, or the keywords' when they are fewer).
-    `counts`: term -> occurrences (a dict), `idfs`: term -> idf (a dict, or models.termstats.IdfTable,
-    which computes a term's idf the first time it is asked)."""
+    `counts`: term -> occurrences (a dict), `table`: a models.termstats.IdfTable (term -> idf of its
+    documents and document frequencies, a term's computed the first time it is asked)."""
     cdef double weight, dot = 0.0, squares = 0.0, norms
+    cdef long long documents = table.documents
+    document_frequency = table.document_frequency
     if len(keywords) > len(counts):
         for term, n in counts.items():
-            weight = <double>n / total * <double>idfs[term]
+            weight = <double>n / total * _idf(table, term, documents, document_frequency)
             dot += weight * <double>keywords.get(term, 0.0)
             squares += weight * weight
     else:
         for term, keyword in keywords.items():
             n = counts.get(term)
-            dot += <double>keyword * (<double>n / total * <double>idfs[term] if n is not None else 0.0)
+            dot += <double>keyword * (<double>n / total * _idf(table, term, documents, document_frequency)
+                                      if n is not None else 0.0)
         for term, n in counts.items():
-            weight = <double>n / total * <double>idfs[term]
+            weight = <double>n / total * _idf(table, term, documents, document_frequency)
             squares += weight * weight
     norms = sqrt(keyword_squares * squares)
     return dot / norms if norms else 0.0

@@ -5,10 +5,9 @@ term_stats table); `TermStats` holds the counts one page's scoring looks up.
 """
 import collections
 import dataclasses
-import math
 from typing import Iterable, Mapping, Sequence
 
-from models.segment import counted
+from models.segment import counted, idf
 
 # A text's index terms: in order, or as term -> occurrences in order of first occurrence (a page's
 # terms are counted once, in the Extract stage; a count of each term is all TF-IDF reads).
@@ -25,8 +24,7 @@ class IdfTable(dict):
         self.documents, self.document_frequency = documents, document_frequency
 
     def __missing__(self, term: str) -> float:
-        weight = self[term] = (math.log10(self.documents / (1 + self.document_frequency.get(term, 0)))
-                               if self.documents else 0.0)
+        weight = self[term] = idf(self.documents, self.document_frequency.get(term, 0))
         return weight
 
 
@@ -61,9 +59,9 @@ class TermStats:
 
 def term_counts(terms: Terms) -> tuple[Mapping[str, int], int]:
     """(term -> occurrences in order of first occurrence, occurrences in all) of a text's terms."""
-    if isinstance(terms, Mapping):
-        return terms, sum(terms.values())
-    return counted(terms), len(terms)
+    if type(terms) in (list, tuple) or not isinstance(terms, Mapping):  # the type first: the ABC's check is slow
+        return counted(terms), len(terms)
+    return terms, sum(terms.values())
 
 
 def tfidf_weights(terms: Terms, stats: TermStats) -> dict[str, float]:
