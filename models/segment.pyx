@@ -279,11 +279,20 @@ cpdef object gb18030_utf8(bytes body):
 
 
 
+cdef inline bint _continues(const unsigned char* data, Py_ssize_t start, Py_ssize_t count):
+    """The `count` bytes from `start` are UTF-8 continuation bytes (10xxxxxx)."""
+    cdef Py_ssize_t index
+    for index in range(start, start + count):
+        if (data[index] & 0xC0) != 0x80:
+            return False
+    return True
+
+
 cpdef bint is_utf8(bytes body):
     """body.decode('utf-8') succeeds (strict UTF-8: no overlong form, surrogate or code point past
     U+10FFFF), checked in one pass without making the str."""
     cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(body)
-    cdef Py_ssize_t length = PyBytes_GET_SIZE(body), index = 0
+    cdef Py_ssize_t length = PyBytes_GET_SIZE(body), index = 0, size
     cdef unsigned int lead, second
     cdef uint64_t word
     while index < length:
@@ -295,29 +304,19 @@ cpdef bint is_utf8(bytes body):
                 if word & 0x8080808080808080ULL:
                     break
                 index += 8
-        elif 0xC2 <= lead <= 0xDF:
-            if index + 1 >= length or (data[index + 1] & 0xC0) != 0x80:
+        elif 0xC2 <= lead <= 0xF4:
+            size = 2 if lead <= 0xDF else 3 if lead <= 0xEF else 4
+            if index + size > length or not _continues(data, index + 1, size - 1):
                 return False
-            index += 2
-        elif 0xE0 <= lead <= 0xEF:
-            if index + 2 >= length:
-                return False
-            second = data[index + 1]
-            if ((second & 0xC0) != 0x80 or (data[index + 2] & 0xC0) != 0x80
-                    or (lead == 0xE0 and second < 0xA0) or (lead == 0xED and second > 0x9F)):
-                return False
-            index += 3
-        elif 0xF0 <= lead <= 0xF4:
-            if index + 3 >= length:
-                return False
-            second = data[index + 1]
-            if ((second & 0xC0) != 0x80 or (data[index + 2] & 0xC0) != 0x80 or (data[index + 3] & 0xC0) != 0x80
+            second = data[index + 1]  # no overlong form, surrogate or code point past U+10FFFF
+            if ((lead == 0xE0 and second < 0xA0) or (lead == 0xED and second > 0x9F)
                     or (lead == 0xF0 and second < 0x90) or (lead == 0xF4 and second > 0x8F)):
                 return False
-            index += 4
+            index += size
         else:
             return False
     return True
+
 
 # --- the libxml2 tree, read through lxml's public C API (what .tag, .text, .tail and .get return) ---
 
