@@ -21,12 +21,12 @@ from urllib.parse import urljoin
 import numpy as np
 
 from cpython.array cimport array as c_array
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
 from cpython.exc cimport PyErr_Occurred
-from cpython.ref cimport PyObject
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pyport cimport PY_SSIZE_T_MAX
+from cpython.ref cimport PyObject
 from libc.math cimport log10, sqrt
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset, strchr, strcmp
@@ -116,7 +116,9 @@ _WHOLE_CLASS_WORDS, _CLASS_PREFIXES = _class_word_tables()
 # Attributes whose values name a block's role: class and id, ARIA roles, microdata, and the
 # component names of script-built pages; C strings, so an element's other attribute names never
 # become Python strings (_is_hint_attribute).
-cdef const char* _HINT_ATTRIBUTES[6]
+cdef enum:
+    HINT_ATTRIBUTE_COUNT = 6
+cdef const char* _HINT_ATTRIBUTES[HINT_ATTRIBUTE_COUNT]
 _HINT_ATTRIBUTES[:] = [b'class', b'id', b'role', b'itemprop', b'data-component', b'data-testid']
 _DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
 _HTTP_URL = re.compile(r'https?://', re.I)
@@ -278,7 +280,6 @@ cpdef object gb18030_utf8(bytes body):
         PyMem_Free(utf8)
 
 
-
 cdef inline bint _continues(const unsigned char* data, Py_ssize_t start, Py_ssize_t count):
     """The `count` bytes from `start` are UTF-8 continuation bytes (10xxxxxx)."""
     cdef Py_ssize_t index
@@ -339,7 +340,7 @@ cdef inline bint _is_hint_attribute(xmlAttr* attribute):
     cdef Py_ssize_t index
     if attribute.type != tree.XML_ATTRIBUTE_NODE or attribute.ns is not NULL:
         return False
-    for index in range(6):
+    for index in range(HINT_ATTRIBUTE_COUNT):
         if strcmp(<const char*>attribute.name, _HINT_ATTRIBUTES[index]) == 0:
             return True
     return False
@@ -1400,7 +1401,7 @@ cdef inline double _idf(object idfs, term, long long documents, document_frequen
     if found is not NULL:
         return <double><object>found
     if PyErr_Occurred():
-        raise
+        return -1.0  # the lookup's error (a term that cannot be hashed): the caller raises it
     weight = idf(documents, document_frequency.get(term, 0))
     PyDict_SetItem(idfs, term, weight)
     return weight
