@@ -1394,16 +1394,17 @@ cpdef double idf(long long documents, long long document_frequency):
     return log10(<double>documents / <double>(1 + document_frequency)) if documents else 0.0
 
 
-cdef inline double _idf(object idfs, term, long long documents, document_frequency) except? -1.0:
-    """idfs[term] of an IdfTable (a dict), a term met the first time computed and kept there as its
-    __missing__ does, without a Python call (a real web's pages bring new terms on every page)."""
-    cdef PyObject* found = PyDict_GetItemWithError(idfs, term)
+cdef inline double _idf(object table, term) except? -1.0:
+    """table[term] of an IdfTable (a dict), a term met the first time computed from the table's
+    statistics and kept there as its __missing__ does, without a Python call (a real web's pages
+    bring new terms on every page)."""
+    cdef PyObject* found = PyDict_GetItemWithError(table, term)
     if found is not NULL:
         return <double><object>found
     if PyErr_Occurred():
         return -1.0  # the lookup's error (a term that cannot be hashed): the caller raises it
-    weight = idf(documents, document_frequency.get(term, 0))
-    PyDict_SetItem(idfs, term, weight)
+    weight = idf(table.documents, table.document_frequency.get(term, 0))
+    PyDict_SetItem(table, term, weight)
     return weight
 
 
@@ -1414,20 +1415,17 @@ def tfidf_cosine(counts, double total, table, dict keywords, double keyword_squa
     `counts`: term -> occurrences (a dict), `table`: a models.termstats.IdfTable (term -> idf of its
     documents and document frequencies, a term's computed the first time it is asked)."""
     cdef double weight, dot = 0.0, squares = 0.0, norms
-    cdef long long documents = table.documents
-    document_frequency = table.document_frequency
     if len(keywords) > len(counts):
         for term, n in counts.items():
-            weight = <double>n / total * _idf(table, term, documents, document_frequency)
+            weight = <double>n / total * _idf(table, term)
             dot += weight * <double>keywords.get(term, 0.0)
             squares += weight * weight
     else:
         for term, keyword in keywords.items():
             n = counts.get(term)
-            dot += <double>keyword * (<double>n / total * _idf(table, term, documents, document_frequency)
-                                      if n is not None else 0.0)
+            dot += <double>keyword * (<double>n / total * _idf(table, term) if n is not None else 0.0)
         for term, n in counts.items():
-            weight = <double>n / total * _idf(table, term, documents, document_frequency)
+            weight = <double>n / total * _idf(table, term)
             squares += weight * weight
     norms = sqrt(keyword_squares * squares)
     return dot / norms if norms else 0.0

@@ -66,11 +66,10 @@ class ExtractPagesFn(beam.DoFn):
     ~700 ints, they took as long to code as the page's text), and the links as columns, each one
     string (JOINED_LINK_COLUMNS, link_columns splits them): a real page has ~1,300 tokens, ~700 of
     them distinct, and ~100 links with ~900 link terms; as a tuple per link, coding the record
-    between the stages took ~0.3 ms of it. The
-    page is counted once, here: the document frequencies need its distinct terms, TF-IDF and the
-    pages table their counts (a Counter of a page's tokens is ~0.15 ms, and was made three times).
-    Chinese is segmented with the topic's keywords as whole words (`dictionary_words`,
-    Topic.dictionary_words)."""
+    between the stages took ~0.3 ms of it. The page is counted once, here: the document
+    frequencies need its distinct terms, TF-IDF and the pages table their counts (a Counter of a
+    page's tokens is ~0.15 ms, and was made three times). Chinese is segmented with the topic's
+    keywords as whole words (`dictionary_words`, Topic.dictionary_words)."""
 
     def __init__(self, blocks: bool = False, dictionary_words: frozenset[str] = frozenset()):
         self.blocks = blocks
