@@ -295,6 +295,26 @@ def test_context_is_fifty_collapsed_characters_each_side_whatever_the_whitespace
         context('abc', -1, 2)
 
 
+def test_a_block_heading_is_its_first_non_blank_line_before_the_first_link():
+    """_heading reads lines only up to the first that is not blank; it must give what splitting all
+    the text before the first link gives (the last, incomplete line never counts)."""
+    from models.extract import MAX_HEADING_CHARS, _heading
+    from models.segment import collapse
+
+    def by_splits(before_first_link):
+        first = collapse(next((line for line in before_first_link.split('\n')[:-1] if line.strip()), ''))
+        return first if len(first) <= MAX_HEADING_CHARS else ''
+
+    chance = random.Random(7)
+    pieces = ['\n', '\n\n', ' ', '\t', '\u3000', '\x0b', '\x1f', '\u2028', '\x85', 'a', '相关', 'Related',
+              'x' * (MAX_HEADING_CHARS + 5)]
+    texts = ['', '\n', 'heading', 'heading\n', '\n \n相关新闻\nlink', ' ' * 50 + 'x\n']
+    texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 30))) for _ in range(20000)]
+    for raw in texts:
+        first_link = chance.randint(0, len(raw))
+        assert _heading(raw, first_link) == by_splits(raw[:first_link]), (raw, first_link)
+
+
 def test_duplicate_links_are_collapsed_but_other_anchors_kept():
     page = extract('<ul><li><a href="/a">Alpha</a></li><li><a href="/a">Alpha</a></li>'
                    '<li><a href="/a"><img src="a.png" alt="Alpha logo"></a></li></ul>')
