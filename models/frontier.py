@@ -11,27 +11,22 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from models.strategies.base import LinkFeatures, LinkScore, ParentPage
+from models.strategies.base import LinkBatch, LinkScores, ParentPage
 from models.urls import host_of
 
 
-# The candidate columns a page's kept links fill link by link (tuples in this order); the others
-# are the page's or the same for every link.
-FOUND_COLUMNS = ('url', 'host', 'priority', 'depth', 'block', 'anchor', 'anchor_relevance', 'context_relevance',
-                 'url_relevance', 'link_index', 'inherited')
-
-
-def found_link(link: LinkFeatures, score: LinkScore, link_index: int) -> tuple:
-    """One kept outlink's values of FOUND_COLUMNS."""
-    return (link.url, host_of(link.url), score.priority, score.depth, link.block, link.anchor, link.anchor_relevance,
-            link.context_relevance, link.url_relevance, link_index, score.inherited)
-
-
-def link_candidates(found: list[tuple], parent: ParentPage, round_number: int) -> dict[str, list]:
-    """The candidate rows of a page's kept outlinks (found_link tuples) as a batch of columns
-    (transforms/tables.py columns_table): no dict per link, each column made once."""
-    count = len(found)
-    return {**dict(zip(FOUND_COLUMNS, zip(*found))), 'round': [round_number] * count, 'operator': ['link'] * count,
+def link_candidates(links: LinkBatch, scores: LinkScores, parent: ParentPage, round_number: int) -> dict[str, list]:
+    """The candidate rows of the links of a page the strategy keeps (a priority that is not None)
+    as a batch of columns (transforms/tables.py columns_table): no dict or tuple per link, each
+    column made once."""
+    kept = [index for index, priority in enumerate(scores.priority) if priority is not None]
+    pick = list if len(kept) == len(scores.priority) else (lambda column: [column[index] for index in kept])
+    urls, count = pick(links.url), len(kept)
+    return {'url': urls, 'host': [host_of(url) for url in urls], 'priority': pick(scores.priority),
+            'depth': pick(scores.depth), 'block': pick(links.block), 'anchor': pick(links.anchor),
+            'anchor_relevance': pick(links.anchor_relevance), 'context_relevance': pick(links.context_relevance),
+            'url_relevance': pick(links.url_relevance), 'link_index': kept, 'inherited': pick(scores.inherited),
+            'round': [round_number] * count, 'operator': ['link'] * count,
             'parent_url': [parent.url] * count, 'parent_relevance': [parent.relevance] * count,
             'first_round': [round_number] * count, 'parent_position': [parent.position] * count,
             'times_linked': [1] * count, 'title': [None] * count, 'snippet': [None] * count}

@@ -78,6 +78,16 @@ class TopicRelevance:
     def __call__(self, terms: Terms, kind: str = 'vsm') -> float:
         return RELEVANCE_FUNCTIONS[kind](terms, self.topic, self.stats)
 
+    def of_parts(self, *parts: Terms, kind: str = 'vsm') -> float:
+        """The relevance of the parts' terms together (a link's anchor, context and URL words), in
+        their order; 0.0, as every kind gives it, when no part holds a topic word, without joining
+        them: most links' words hold none."""
+        keywords = self.topic.term_weights.keys()
+        for part in parts:
+            if not keywords.isdisjoint(part):
+                return self([term for terms in parts for term in terms], kind)
+        return 0.0
+
 
 def corpus_relevance(topic: Topic, documents: list[list[str]]) -> list[float]:
     """Relevance of each tokenised document, with TF-IDF statistics over all of them."""

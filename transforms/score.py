@@ -2,19 +2,14 @@
 (the graph's edges) and the links the crawl's strategy keeps as candidates for its frontier."""
 import apache_beam as beam
 
-from models.frontier import found_link, link_candidates
+from models.frontier import link_candidates
 from models.relevance import TopicRelevance
-from models.strategies import LinkFeatures, PageFeatures, ParentPage, Strategy
+from models.strategies import LinkBatch, PageFeatures, ParentPage, Strategy
 from models.termstats import TermStats
 from models.topic import Topic
 from models.urls import host_of
 from transforms.extract import link_columns, page_term_counts
 from transforms.termstats import DocumentFrequencies
-
-# The links table's columns (pipelines/schema.py LINKS) Score fills link by link; the others are
-# the page's (round, source) or its links' columns as Extract gives them (dst, anchor, context, block).
-SCORE_COLUMNS = ('anchor_relevance', 'context_relevance', 'url_relevance', 'priority')
-
 
 def looked_up_words(extracted: dict) -> list[str]:
     """The words besides the page's own whose statistics Score looks up, as space-joined strings:
@@ -57,28 +52,22 @@ class ScorePagesFn(beam.DoFn):
         parent = ParentPage(source, page.relevance, extracted['depth'], extracted['position'], page.relevant,
                             extracted['inherited'], page.blocks)
         links = link_columns(extracted['links'])
-        scores, found, known, link_words = [], [], self.known_link_words, self._link_words
-        for index, (url, anchor, block, anchor_words, context_words, url_words, block_index) in enumerate(zip(
-                links['url'], links['anchor'], links['block'], links['anchor_terms'], links['context_terms'],
-                links['url_terms'], links['block_index'])):
-            anchor_terms, anchor_relevance = known.get(anchor_words) or link_words(anchor_words)
-            context_terms, context_relevance = known.get(context_words) or link_words(context_words)
-            url_terms, url_relevance = known.get(url_words) or link_words(url_words)
-            features = LinkFeatures(url, anchor, block, anchor_terms, context_terms, url_terms,
-                                    anchor_relevance, context_relevance, url_relevance, block_index)
-            score = self.strategy.score_link(features, parent, relevance)
-            scores.append((anchor_relevance, context_relevance, url_relevance,
-                           None if score is None else score.priority))
-            if score is not None:
-                found.append(found_link(features, score, index))
-        if scores:
-            count = len(scores)
-            yield beam.pvalue.TaggedOutput(Score.LINKS, {
-                'round': [self.round] * count, 'url': [source] * count, 'dst': links['url'], 'anchor': links['anchor'],
-                'context': links['context'], 'block': links['block'], 'link_index': list(range(count)),
-                **dict(zip(SCORE_COLUMNS, zip(*scores)))})
-        if found:
-            yield beam.pvalue.TaggedOutput(Score.FOUND, link_candidates(found, parent, self.round))
+        count = len(links['url'])
+        if not count:
+            return
+        (anchor_terms, anchor_relevance), (context_terms, context_relevance), (url_terms, url_relevance) = (
+            self._words_column(links[name]) for name in ('anchor_terms', 'context_terms', 'url_terms'))
+        batch = LinkBatch(links['url'], links['anchor'], links['block'], anchor_terms, context_terms, url_terms,
+                          anchor_relevance, context_relevance, url_relevance, links['block_index'])
+        scores = self.strategy.score_links(batch, parent, relevance).checked()
+        yield beam.pvalue.TaggedOutput(Score.LINKS, {
+            'round': [self.round] * count, 'url': [source] * count, 'dst': batch.url, 'anchor': batch.anchor,
+            'context': links['context'], 'block': batch.block, 'link_index': list(range(count)),
+            'anchor_relevance': anchor_relevance, 'context_relevance': context_relevance,
+            'url_relevance': url_relevance, 'priority': scores.priority})
+        found = link_candidates(batch, scores, parent, self.round)
+        if found['url']:
+            yield beam.pvalue.TaggedOutput(Score.FOUND, found)
 
     def _relevance(self, documents: int, frequency_tables: list) -> TopicRelevance:
         """One for as long as the side inputs stay the same objects (a bundle's pages, usually), so
@@ -93,10 +82,14 @@ class ScorePagesFn(beam.DoFn):
             self.known_link_words = {}  # joined terms -> (terms, relevance), with these statistics
         return self.relevance
 
+    def _words_column(self, column: list[str]) -> tuple[tuple, tuple]:
+        """The terms of each link's anchor, context or URL words (Extract joins them with spaces)
+        and their relevance, as two columns; each distinct string's kept in known_link_words while
+        the statistics stay the same: a site's menus recur on each of its pages."""
+        known, link_words = self.known_link_words, self._link_words
+        return tuple(zip(*[known.get(joined) or link_words(joined) for joined in column]))
+
     def _link_words(self, joined: str) -> tuple[tuple[str, ...], float]:
-        """The terms of a link's anchor, context or URL words (Extract joins them with spaces) and
-        their relevance, kept in known_link_words while the statistics stay the same: a site's
-        menus recur on each of its pages (process looks there first, without this call)."""
         terms = tuple(joined.split())
         known = self.known_link_words[joined] = (terms, self.relevance(terms))
         return known

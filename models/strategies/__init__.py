@@ -1,6 +1,6 @@
 """Crawling strategies by name: the one registry the CLI, the driver and the benchmarks read."""
-from models.strategies.base import (NO_DEPTH, UNLIMITED_DEPTH, LinkFeatures, LinkScore, PageFeatures, PageScore,
-                                    ParentPage, RoundContext, Strategy, StrategyError, top_k)
+from models.strategies.base import (NO_DEPTH, UNLIMITED_DEPTH, LinkBatch, LinkFeatures, LinkScore, LinkScores,
+                                    PageFeatures, PageScore, ParentPage, RoundContext, Strategy, StrategyError, top_k)
 from models.strategies.baselines import BestFirst, BreadthFirst, RandomChoice
 from models.strategies.discovery import SINGLE_OPERATORS, Bandit, DiscoveryContext, DiscoveryStrategy
 from models.strategies.papers import Dth, ParentFirst, Shark, Ssaps
@@ -22,6 +22,6 @@ def make_strategy(name: str, params: dict | None = None) -> Strategy:
     return strategy_class(name)(params)
 
 
-__all__ = ['NO_DEPTH', 'STRATEGIES', 'UNLIMITED_DEPTH', 'DiscoveryContext', 'DiscoveryStrategy', 'LinkFeatures',
-           'LinkScore', 'PageFeatures', 'PageScore', 'ParentPage', 'RoundContext', 'Strategy', 'StrategyError',
-           'make_strategy', 'strategy_class', 'top_k']
+__all__ = ['NO_DEPTH', 'STRATEGIES', 'UNLIMITED_DEPTH', 'DiscoveryContext', 'DiscoveryStrategy', 'LinkBatch',
+           'LinkFeatures', 'LinkScore', 'LinkScores', 'PageFeatures', 'PageScore', 'ParentPage', 'RoundContext',
+           'Strategy', 'StrategyError', 'make_strategy', 'strategy_class', 'top_k']

@@ -2,7 +2,8 @@
 import numpy as np
 import pyarrow as pa
 
-from models.strategies.base import LinkFeatures, LinkScore, ParentPage, Relevance, Strategy, top_k
+from models.strategies.base import (NO_DEPTH, LinkBatch, LinkFeatures, LinkScore, LinkScores, ParentPage, Relevance,
+                                    Strategy, top_k)
 
 # Discovery order: the round a URL was first found in, then its parent's place in that round's
 # frontier, then the link's place on the parent page; the URL breaks what is left.
@@ -23,10 +24,16 @@ class BestFirst(Strategy):
                 'parent_share_by_block': {'content': 1.0, 'related': 1.0, 'navigation': 0.5, 'noise': 0.0}}
 
     def score_link(self, link: LinkFeatures, parent: ParentPage, relevance: Relevance) -> LinkScore:
-        share = self.params['anchor_share']
-        words = relevance([*link.anchor_terms, *link.context_terms, *link.url_terms])
-        inherited = self.params['parent_share_by_block'].get(link.block, 1.0) * parent.relevance
-        return LinkScore(share * words + (1 - share) * inherited)
+        [priority] = self.score_links(LinkBatch.of([link]), parent, relevance).priority
+        return LinkScore(priority)
+
+    def score_links(self, links: LinkBatch, parent: ParentPage, relevance: Relevance) -> LinkScores:
+        share, by_block = self.params['anchor_share'], self.params['parent_share_by_block']
+        inherited = {block: by_block.get(block, 1.0) * parent.relevance for block in set(links.block)}
+        priority = [share * relevance.of_parts(anchor, context, url) + (1 - share) * inherited[block]
+                    for anchor, context, url, block in zip(links.anchor_terms, links.context_terms, links.url_terms,
+                                                           links.block)]
+        return LinkScores(priority, [NO_DEPTH] * len(priority), [None] * len(priority))
 
     def choose(self, candidates: pa.Table, k: int, state: dict, rng: np.random.Generator, context=None):
         return top_k(candidates, k, [('priority', 'descending'), ('url', 'ascending')]), state

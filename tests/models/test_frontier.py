@@ -3,17 +3,23 @@ import random
 
 import pyarrow as pa
 
-from models.frontier import found_link, link_candidates, merge_candidates
-from models.strategies import LinkFeatures, LinkScore, ParentPage
+from models.frontier import link_candidates, merge_candidates
+from models.strategies import LinkBatch, LinkFeatures, LinkScore, LinkScores, ParentPage
 from pipelines.schema import CANDIDATES
 
 
 def found(parent_url, priority, round_number, position=0, index=0, depth=-1):
+    """The candidate row of the link at `index` on its page (the links before it dropped by the
+    strategy); index None: a row of no known place (a seed's, say)."""
     link = LinkFeatures('http://x.test/a', 'anchor', 'content', ['anchor'], [], ['x', 'test'], 0.4, 0.0, 0.1)
     parent = ParentPage(parent_url, 0.6, 2, position)
-    columns = link_candidates([found_link(link, LinkScore(priority, depth), index)], parent, round_number)
+    at = index or 0
+    scores = LinkScores.of([None] * at + [LinkScore(priority, depth)])
+    columns = link_candidates(LinkBatch.of([link] * (at + 1)), scores, parent, round_number)
     assert sorted(columns) == sorted(CANDIDATES.names)
-    return {name: values[0] for name, values in columns.items()}
+    [row] = [dict(zip(columns, values)) for values in zip(*columns.values())]
+    assert row['link_index'] == at
+    return {**row, 'link_index': index}
 
 
 def test_a_link_becomes_a_candidate_row_with_its_features_kept_apart():

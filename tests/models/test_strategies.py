@@ -3,10 +3,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from models.strategies import (STRATEGIES, LinkFeatures, LinkScore, ParentPage, StrategyError, make_strategy,
-                               strategy_class, top_k)
+from models.strategies import (STRATEGIES, LinkBatch, LinkFeatures, LinkScore, LinkScores, ParentPage, StrategyError,
+                               make_strategy, strategy_class, top_k)
 from models.termstats import TermStats
-from models.relevance import terms_relevance
+from models.relevance import TopicRelevance
 from models.topic import Topic
 from pipelines.schema import CANDIDATES
 
@@ -62,10 +62,7 @@ def test_top_k_selects_without_sorting_the_pool_and_orders_the_chosen():
 
 TOPIC = Topic('房产', 'zh', {'房价': 1.0})
 STATS = TermStats.from_documents([['房价'], ['足球'], ['天气']])
-
-
-def relevance(terms):
-    return terms_relevance(terms, TOPIC, STATS)
+relevance = TopicRelevance(TOPIC, STATS)
 
 
 def link(anchor_terms, block='content'):
@@ -82,6 +79,33 @@ def test_best_first_scores_anchor_words_and_inherits_the_page_by_block():
     assert priority(['房价']) > priority(['足球']) == pytest.approx(0.7 * 0.5)
     assert priority(['足球'], 'noise') == 0
     assert 0 < priority(['足球'], 'navigation') < priority(['足球'])
+
+
+def test_a_page_s_links_scored_at_once_score_as_each_alone():
+    """score_links, as the Score stage calls it: best-first's own columns and the default (a paper
+    strategy's score_link per link, a dropped link's priority None) give what score_link gives."""
+    words = [[], ['房价'], ['足球'], ['房价', '足球'], ['天气', '房价', '房价']]
+    links = [LinkFeatures(f'http://a.test/{n}', 'x', block, anchor, context, url, relevance(anchor),
+                          relevance(context), relevance(url), None)
+             for n, (anchor, context, url, block) in enumerate(
+                 (a, c, u, b) for a in words for c in words[:3] for u in words[:2]
+                 for b in ('content', 'related', 'navigation', 'noise', 'other'))]
+    parents = [ParentPage('http://a.test/', 0.5, 0, 0), ParentPage('http://a.test/', 0.0, 2, 0, relevant=True)]
+    for strategy in (make_strategy('best-first'), make_strategy('shark'), make_strategy('dth')):
+        for parent in parents:
+            scores = strategy.score_links(LinkBatch.of(links), parent, relevance)
+            alone = [strategy.score_link(link, parent, relevance) for link in links]
+            assert scores == LinkScores.of(alone)
+    assert make_strategy('shark').score_links(LinkBatch.of(links), parents[0], relevance).priority[0] is None
+    for anchor, context, url in zip(words, words[1:], words[2:]):
+        assert relevance.of_parts(anchor, context, url) == relevance([*anchor, *context, *url])
+
+
+def test_a_priority_a_strategy_s_columns_hold_that_is_not_a_finite_number_is_refused():
+    batch = LinkBatch.of([link(['房价'])])
+    strategy = make_strategy('best-first', {'anchor_share': float('nan')})
+    with pytest.raises(StrategyError, match='finite number'):
+        strategy.score_links(batch, ParentPage('http://a.test/', 0.5, -1, 0), relevance).checked()
 
 
 def test_parameters_are_completed_with_defaults_and_unknown_ones_refused():
