@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.segment import FEATURES, LOG_FEATURES, feature_matrix, han_counts, latin_word_counts, tree_leaves
+from models.segment import FEATURES, LOG_FEATURES, feature_matrix, tree_leaves
+from models.segment import text_measures as compiled_text_measures
 from models.text import stop_words
 
 MODEL_PATH = Path(__file__).with_name('block_model.json')
@@ -57,23 +58,16 @@ class BlockMeasures:
 
 
 def text_measures(text: str) -> tuple[int, float, int]:
-    """The measures read off a block's text: (lines, stop_word_density, punctuation)."""
-    counts = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
-    return text.count('\n') + 1 if text else 0, stop_word_density(text, counts), counts[3]
+    """The measures read off a block's text: (lines, stop_word_density, punctuation), compiled
+    (models/segment.pyx text_measures). The stop-word density is the share of function words:
+    Chinese function characters among Han characters, or English stop words among words. Running
+    text has many, menus and titles few (as in jusText). Chinese text skips the word split: it
+    cannot hold as many words as Han characters."""
+    return compiled_text_measures(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION, stop_words())
 
 
-def stop_word_density(text: str, counts: tuple | None = None) -> float:
-    """Share of function words: Chinese function characters among Han characters, or English
-    stop words among words. Running text has many, menus and titles few (as in jusText).
-    Chinese text skips the word split: it cannot hold as many words as Han characters.
-    `counts`: the text's han_counts, when the caller has them."""
-    han, runs, function, _ = counts or han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
-    if han > runs + len(text) - han:
-        return function / han
-    words, stops = latin_word_counts(text.lower(), stop_words())  # _LATIN_WORD.findall, compiled
-    if han > words:
-        return function / han
-    return stops / words if words else 0.0
+def stop_word_density(text: str) -> float:
+    return text_measures(text)[1]
 
 
 _LOG_FEATURES = [FEATURES.index(name) for name in LOG_FEATURES]

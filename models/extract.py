@@ -37,8 +37,7 @@ from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, feature_rows, text_measures
 from models.html import header_charset, utf8_markup
-from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, context, layout, segment,
-                             void_marks)
+from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, layout, segment, void_marks
 from models.text import is_chinese
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
@@ -250,11 +249,9 @@ def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasu
 def _finish(box: Box) -> tuple[Block, BlockMeasures]:
     """The box's text (a line per paragraph), its class, its links with their context, and what
     the block model measures of it."""
-    raw, text, text_chars, anchor_chars, anchors = layout(box)
+    raw, text, text_chars, anchor_chars, anchors, links = layout(box)
     kind = _classify(box, raw, text_chars, anchor_chars, anchors)
-    block = Block(kind, text, [ExtractedLink(anchor.url, anchor.anchor,
-                                              context(raw, start, start + anchor.raw_length), kind)
-                                for anchor, start in anchors if anchor.url])
+    block = Block(kind, text, [ExtractedLink(url, anchor, context, kind) for url, anchor, context in links])
     lines, density, punctuation = text_measures(text)
     measures = BlockMeasures(
         chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(PARAGRAPH),

@@ -914,8 +914,9 @@ cdef bint _is_heading(list run):
 def layout(Box box) -> tuple:
     """What a finished box reads: its raw text (the pieces joined), its text (a line per paragraph,
     whitespace collapsed: lines_text), the visible characters of that text and of its anchors,
-    and its Anchors with their start in the raw text."""
-    cdef list pieces = [], anchors = []
+    its Anchors with their start in the raw text, and (URL, anchor text, context) of each anchor
+    that is a link (a URL), its context read off the raw text."""
+    cdef list pieces = [], anchors = [], links = []
     cdef Py_ssize_t offset = 0, anchor_chars = 0, start, index
     cdef Anchor anchor
     for item in box.items:
@@ -931,7 +932,9 @@ def layout(Box box) -> tuple:
     for anchor, start in anchors:
         for index in range(start, min(start + anchor.raw_length, len(raw))):
             anchor_chars += not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, index))
-    return raw, text, len(text) - text.count(' ') - text.count('\n'), anchor_chars, anchors
+        if anchor.url:
+            links.append((anchor.url, anchor.anchor, context(raw, start, start + anchor.raw_length)))
+    return raw, text, len(text) - text.count(' ') - text.count('\n'), anchor_chars, anchors, links
 
 
 def lines_text(str raw) -> str:
@@ -967,7 +970,7 @@ def lines_text(str raw) -> str:
         PyMem_Free(found)
 
 
-def context(str raw, Py_ssize_t start, Py_ssize_t end) -> str:
+cpdef str context(str raw, Py_ssize_t start, Py_ssize_t end):
     """CONTEXT_CHARS of the block's text on each side of the anchor, whitespace collapsed:
     collapse(raw[start - 4 * CONTEXT_CHARS:start])[-CONTEXT_CHARS:] and
     collapse(raw[end:end + 4 * CONTEXT_CHARS])[:CONTEXT_CHARS], joined by a space, read a character
@@ -1075,7 +1078,15 @@ def han_counts(str text, str function_characters, str marks) -> tuple:
     """(Han characters, runs of them, Han characters among `function_characters`, characters among
     `marks`) of `text`, in one pass: what block_model reads off a block's text with regular
     expressions and a count per function character took ~0.5 ms of a real page. `marks` holds no
-    Han character. A character is compared with the lists only when its low byte is one of theirs."""
+    Han character."""
+    cdef Py_ssize_t[4] counts
+    _han_counts(text, function_characters, marks, counts)
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+cdef void _han_counts(str text, str function_characters, str marks, Py_ssize_t* counts):
+    """han_counts into counts[0:4]. A character is compared with the lists only when its low byte
+    is one of theirs."""
     cdef Py_ssize_t han = 0, runs = 0, function = 0, marked = 0
     cdef bint in_run = False
     cdef Py_UCS4 character
@@ -1097,7 +1108,7 @@ def han_counts(str text, str function_characters, str marks) -> tuple:
             in_run = False
             if mark_bytes[<unsigned int>character & 255]:
                 marked += _among(character, marks)
-    return han, runs, function, marked
+    counts[0], counts[1], counts[2], counts[3] = han, runs, function, marked
 
 
 cdef inline bint _is_letter(Py_UCS4 character):
@@ -1124,9 +1135,17 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
     """(words, how many of them are in `stop_words`) of models.block_model._LATIN_WORD.findall(text)
     in one pass: a run of letters, and one apostrophe with the letters after it ("don't"). The
     regular expression and a set lookup per word took ~5% of a round on English news pages."""
-    cdef Py_ssize_t length = len(text), index = 0, start, words = 0, stops = 0
+    cdef Py_ssize_t stops = 0
+    cdef Py_ssize_t words = _latin_word_counts(text, stop_words, &stops)
+    return words, stops
+
+
+cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* stops) except -1:
+    """latin_word_counts: the words, their stop words into stops[0]."""
+    cdef Py_ssize_t length = len(text), index = 0, start, words = 0
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
+    stops[0] = 0
     while index < length:
         if not _is_letter(PyUnicode_READ(kind, data, index)):
             index += 1
@@ -1141,8 +1160,28 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
             while index < length and _is_letter(PyUnicode_READ(kind, data, index)):
                 index += 1
         words += 1
-        stops += text[start:index] in stop_words
-    return words, stops
+        stops[0] += text[start:index] in stop_words
+    return words
+
+
+def text_measures(str text, str function_characters, str marks, frozenset stop_words) -> tuple:
+    """(lines, stop-word density, characters among `marks`) of a block's text, as
+    models.block_model.text_measures defines them, in one call: the share of function words is
+    Chinese function characters among Han characters, or for text with fewer Han characters than
+    other characters (or words), the lower-cased words (latin_word_counts) in `stop_words` among
+    words. A page has ~30 blocks (an English one ~80), and the Python between the counts cost
+    more than counting."""
+    cdef Py_ssize_t[4] counts
+    cdef Py_ssize_t words, stops = 0
+    _han_counts(text, function_characters, marks, counts)
+    cdef Py_ssize_t han = counts[0], runs = counts[1], function = counts[2]
+    cdef Py_ssize_t lines = text.count(u'\n') + 1 if text else 0
+    if han > runs + len(text) - han:
+        return lines, <double>function / han, counts[3]
+    words = _latin_word_counts(text.lower(), stop_words, &stops)
+    if han > words:
+        return lines, <double>function / han, counts[3]
+    return lines, (<double>stops / words if words else 0.0), counts[3]
 
 
 # --- the block model (models/block_model.py): its measures as a matrix, its trees walked ---

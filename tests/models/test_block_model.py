@@ -67,6 +67,30 @@ def test_latin_words_counted_in_one_pass_are_the_regular_expressions_words():
         assert latin_word_counts(text, stop) == (len(words), sum(word in stop for word in words)), text
 
 
+def test_the_compiled_text_measures_are_their_definition():
+    """text_measures (one compiled call) against its definition written with the counts: lines,
+    function characters among Han characters for text that is mostly Han (or has more Han
+    characters than words), otherwise stop words among the lower-cased words, and the marks."""
+    from models.block_model import _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION
+    from models.text import stop_words
+
+    def by_definition(text):
+        han, runs, function, marked = han_counts(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION)
+        if han > runs + len(text) - han:
+            density = function / han
+        else:
+            words, stops = latin_word_counts(text.lower(), stop_words())
+            density = function / han if han > words else stops / words if words else 0.0
+        return text.count('\n') + 1 if text else 0, density, marked
+
+    alphabet = [*'的了是手机价格房', *'.,;:!?。，；：！？、 \n', 'The', 'and', 'İ', 'ǅ', "don't", 'news', '1']
+    rng = random.Random(9)
+    texts = ['', 'The storm hit the coast.', '首页 国内', 'iPhone手机价格的'] + [
+        ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(5000)]
+    for text in texts:
+        assert text_measures(text) == by_definition(text), text
+
+
 def test_feature_rows_measure_each_block_and_its_neighbours():
     texts = ['Home\nNews\nSport', 'A long paragraph of the story, with words.', '']
     rows = feature_rows([measures(texts[0], anchor_chars=13, links=3, rule_kind='navigation', list_items=3,
