@@ -140,17 +140,17 @@ class LinkScore(_LinkScoreFields):
     __slots__ = ()
 
     def __new__(cls, priority: float, depth: int = NO_DEPTH, inherited: float | None = None):
-        if not _is_finite_number(priority):
-            raise StrategyError(f'a link priority must be a finite number, not {priority!r}: '
-                                'fix the strategy\'s score_link (return None to drop a link)')
+        _check_priority(priority)
         return tuple.__new__(cls, (priority, depth, inherited))
 
 
-def _is_finite_number(priority) -> bool:
+def _check_priority(priority) -> None:
     """A NaN would sort as the best or worst candidate depending on the sort: a priority is refused
     where it is made. The comparison is False for NaN and the infinities (the float test first: fast)."""
-    return (priority.__class__ is float and -math.inf < priority < math.inf) or (
-        isinstance(priority, (int, float)) and math.isfinite(priority))
+    if not (priority.__class__ is float and -math.inf < priority < math.inf) and not (
+            isinstance(priority, (int, float)) and math.isfinite(priority)):
+        raise StrategyError(f'a link priority must be a finite number, not {priority!r}: fix the strategy\'s '
+                            'score_link (return None to drop a link) or score_links (a priority of None drops it)')
 
 
 class LinkScores(NamedTuple):
@@ -170,9 +170,8 @@ class LinkScores(NamedTuple):
         """These scores, when every priority kept is a finite number (LinkScore's rule, for
         strategies that compute their columns without a LinkScore per link)."""
         for priority in self.priority:
-            if priority is not None and not _is_finite_number(priority):
-                raise StrategyError(f'a link priority must be a finite number, not {priority!r}: '
-                                    'fix the strategy\'s score_links (a None priority drops a link)')
+            if priority is not None:
+                _check_priority(priority)
         return self
 
 
