@@ -121,9 +121,11 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         meta.setdefault((element.get('name') or '').strip().lower(), collapse(element.get('content') or ''))
     body_element = root.find('body')
     boxes = segment(root if body_element is None else body_element, hrefs)
-    finished = [_finish(box) for box in boxes]
+    layouts = [layout(box) for box in boxes]  # what a box reads does not depend on its marks
+    finished = [_finish(box, laid_out) for box, laid_out in zip(boxes, layouts)]
     if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
-        finished = [_finish(box) if box.mark is not None else done for box, done in zip(boxes, finished)]
+        finished = [_finish(box, laid_out) if box.mark is not None else done
+                    for box, laid_out, done in zip(boxes, layouts, finished)]
     measures = [measure for _, measure in finished]
     headlines = _headlines(landmarks)
     blocks = _article_window([block for block, _ in finished], [measure.chars for measure in measures], headlines)
@@ -246,10 +248,10 @@ def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasu
     return True
 
 
-def _finish(box: Box) -> tuple[Block, BlockMeasures]:
+def _finish(box: Box, laid_out: tuple) -> tuple[Block, BlockMeasures]:
     """The box's text (a line per paragraph), its class, its links with their context, and what
-    the block model measures of it."""
-    raw, text, text_chars, anchor_chars, anchors, links = layout(box)
+    the block model measures of it; `laid_out`: the box's layout."""
+    raw, text, text_chars, anchor_chars, anchors, links = laid_out
     kind = _classify(box, raw, text_chars, anchor_chars, anchors)
     block = Block(kind, text, [ExtractedLink(url, anchor, context, kind) for url, anchor, context in links])
     lines, density, punctuation = text_measures(text)
