@@ -255,11 +255,10 @@ def _finish(box: Box, laid_out: tuple) -> tuple[Block, BlockMeasures]:
     kind = _classify(box, raw, text_chars, anchor_chars, anchors)
     block = Block(kind, text, [ExtractedLink(url, anchor, context, kind) for url, anchor, context in links])
     lines, density, punctuation = text_measures(text)
-    measures = BlockMeasures(
-        chars=text_chars, anchor_chars=anchor_chars, links=len(anchors), paragraphs=raw.count(PARAGRAPH),
-        list_items=raw.count(LIST_ITEM), headings=raw.count(HEADING), container=box.tag, depth=box.depth,
-        marker=box.marker, related_marker=box.related_marker, article_mark=box.article, hidden=box.hidden,
-        rule_kind=kind, lines=lines, stop_word_density=density, punctuation=punctuation)
+    # BlockMeasures' fields in order: made with keywords, it took three times as long (~80 blocks a page)
+    measures = BlockMeasures(text_chars, anchor_chars, len(anchors), raw.count(PARAGRAPH), raw.count(LIST_ITEM),
+                             raw.count(HEADING), box.tag, box.depth, box.marker, box.related_marker, box.article,
+                             box.hidden, kind, lines, density, punctuation)
     return block, measures
 
 

@@ -1136,15 +1136,20 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
     in one pass: a run of letters, and one apostrophe with the letters after it ("don't"). The
     regular expression and a set lookup per word took ~5% of a round on English news pages."""
     cdef Py_ssize_t stops = 0
-    cdef Py_ssize_t words = _latin_word_counts(text, stop_words, &stops)
+    cdef Py_ssize_t words = _latin_word_counts(text, stop_words, &stops, False)
     return words, stops
 
 
-cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* stops) except -1:
-    """latin_word_counts: the words, their stop words into stops[0]."""
+cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* stops, bint lower) except -1:
+    """latin_word_counts: the words, their stop words into stops[0]; with `lower`, of text.lower()
+    for ASCII text (lower-cased a word at a time). A word of PACKED_CHARS ASCII characters or
+    fewer is looked up in the stop words' packed table, without a string of its own (an English
+    page has ~1,500 words in its blocks)."""
     cdef Py_ssize_t length = len(text), index = 0, start, words = 0
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
+    cdef uint64_t[2] key
+    _use_packed_words(stop_words)
     stops[0] = 0
     while index < length:
         if not _is_letter(PyUnicode_READ(kind, data, index)):
@@ -1160,8 +1165,80 @@ cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* s
             while index < length and _is_letter(PyUnicode_READ(kind, data, index)):
                 index += 1
         words += 1
-        stops[0] += text[start:index] in stop_words
+        if _packed(kind, data, start, index, lower, key):
+            stops[0] += _is_packed_word(key)
+        else:
+            word = text[start:index]
+            stops[0] += (word.lower() if lower else word) in stop_words
     return words
+
+
+cdef enum:
+    PACKED_CHARS = 16  # a word of up to 16 ASCII characters packs into two 64-bit integers, a byte each
+
+cdef object _packed_for = None        # the set whose short ASCII words _packed_words holds
+cdef uint64_t* _packed_words = NULL   # open addressing: a (low, high) pair a slot, (0, 0) empty
+cdef Py_ssize_t _packed_mask = 0      # slots - 1, slots a power of two
+
+
+cdef inline bint _packed(int kind, void* data, Py_ssize_t start, Py_ssize_t end, bint lower, uint64_t* key):
+    """The word data[start:end] (lower-cased when `lower`: ASCII capitals only) packed into key[0:2],
+    a character a byte, zero-padded; False when it is longer than PACKED_CHARS or not ASCII. No
+    character of a word is a zero byte, so different words pack differently."""
+    cdef Py_ssize_t index
+    cdef uint64_t code
+    if end - start > PACKED_CHARS:
+        return False
+    key[0] = key[1] = 0
+    for index in range(start, end):
+        code = PyUnicode_READ(kind, data, index)
+        if code >= 128:
+            return False
+        if lower and 65 <= code <= 90:  # A-Z
+            code |= 32
+        key[(index - start) >> 3] |= code << (8 * ((index - start) & 7))
+    return True
+
+
+cdef inline Py_ssize_t _packed_slot(const uint64_t* key):
+    cdef uint64_t mixed = key[0] * <uint64_t>0x9E3779B97F4A7C15 ^ key[1] * <uint64_t>0xC2B2AE3D27D4EB4F
+    return <Py_ssize_t>((mixed ^ (mixed >> 29)) & <uint64_t>_packed_mask)
+
+
+cdef bint _is_packed_word(const uint64_t* key):
+    cdef Py_ssize_t slot = _packed_slot(key)
+    while _packed_words[2 * slot] or _packed_words[2 * slot + 1]:
+        if _packed_words[2 * slot] == key[0] and _packed_words[2 * slot + 1] == key[1]:
+            return True
+        slot = (slot + 1) & _packed_mask
+    return False
+
+
+cdef int _use_packed_words(frozenset words) except -1:
+    """Packs the words of `words` that are PACKED_CHARS ASCII characters or fewer into the table
+    _is_packed_word reads, unless it holds that set's already (a process asks with one set)."""
+    global _packed_for, _packed_words, _packed_mask
+    if words is _packed_for:
+        return 0
+    cdef list short = [word for word in words if word.isascii() and 0 < len(<str>word) <= PACKED_CHARS]
+    cdef Py_ssize_t slots = 16, slot
+    while slots < 4 * len(short):
+        slots *= 2
+    cdef uint64_t* table = <uint64_t*>PyMem_Malloc(2 * slots * sizeof(uint64_t))
+    if table is NULL:
+        raise MemoryError()
+    memset(table, 0, 2 * slots * sizeof(uint64_t))
+    PyMem_Free(_packed_words)
+    _packed_words, _packed_mask, _packed_for = table, slots - 1, words
+    cdef uint64_t[2] key
+    cdef str word
+    for word in short:
+        _packed(PyUnicode_KIND(word), PyUnicode_DATA(word), 0, len(word), False, key)
+        slot = _packed_slot(key)
+        while table[2 * slot] or table[2 * slot + 1]:
+            slot = (slot + 1) & _packed_mask
+        table[2 * slot], table[2 * slot + 1] = key[0], key[1]
+    return 0
 
 
 def text_measures(str text, str function_characters, str marks, frozenset stop_words) -> tuple:
@@ -1178,7 +1255,8 @@ def text_measures(str text, str function_characters, str marks, frozenset stop_w
     cdef Py_ssize_t lines = text.count(u'\n') + 1 if text else 0
     if han > runs + len(text) - han:
         return lines, <double>function / han, counts[3]
-    words = _latin_word_counts(text.lower(), stop_words, &stops)
+    words = (_latin_word_counts(text, stop_words, &stops, True) if text.isascii()
+             else _latin_word_counts(text.lower(), stop_words, &stops, False))
     if han > words:
         return lines, <double>function / han, counts[3]
     return lines, (<double>stops / words if words else 0.0), counts[3]

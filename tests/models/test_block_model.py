@@ -65,6 +65,15 @@ def test_latin_words_counted_in_one_pass_are_the_regular_expressions_words():
         text = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 20)))
         words = _LATIN_WORD.findall(text)
         assert latin_word_counts(text, stop) == (len(words), sum(word in stop for word in words)), text
+    # short ASCII words are looked up packed, longer ones as strings: words around 16 characters,
+    # capitals (the set is asked as it is), and another set asked in turn
+    long_stop = frozenset({'a' * 15, 'b' * 16, 'c' * 17, "abcdefgh'ijklmno", 'Case', 'é' * 3})
+    pieces = ['a' * 15, 'b' * 16, 'c' * 17, 'a', 'b', 'c', "'", ' ', 'Case', 'case', 'é', 'É', '\n']
+    for _ in range(3000):
+        text = ''.join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        for words_in in (long_stop, stop):
+            words = _LATIN_WORD.findall(text)
+            assert latin_word_counts(text, words_in) == (len(words), sum(word in words_in for word in words)), text
 
 
 def test_the_compiled_text_measures_are_their_definition():
