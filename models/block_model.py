@@ -67,6 +67,7 @@ def text_measures(text: str) -> tuple[int, float, int]:
 
 
 def stop_word_density(text: str) -> float:
+    """The share of function words of text_measures."""
     return text_measures(text)[1]
 
 

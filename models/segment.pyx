@@ -1141,8 +1141,9 @@ def latin_word_counts(str text, frozenset stop_words) -> tuple:
 
 
 cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* stops, bint lower) except -1:
-    """latin_word_counts: the words, their stop words into stops[0]; with `lower`, of text.lower()
-    for ASCII text (lower-cased a word at a time). A word of PACKED_CHARS ASCII characters or
+    """latin_word_counts: the words, their stop words into stops[0]; with `lower`, those of
+    text.lower() for ASCII text only (its capitals lower-cased as they are met, not the text
+    copied). A word of PACKED_CHARS ASCII characters or
     fewer is looked up in the stop words' packed table, without a string of its own (an English
     page has ~1,500 words in its blocks)."""
     cdef Py_ssize_t length = len(text), index = 0, start, words = 0

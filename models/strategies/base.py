@@ -175,7 +175,7 @@ class LinkScores(NamedTuple):
         return self
 
 
-_DROPPED = tuple.__new__(LinkScore, (None, NO_DEPTH, None))  # a link score_link returned None for
+_DROPPED = tuple.__new__(LinkScore, (None, NO_DEPTH, None))  # LinkScores.of's values of a link score_link dropped
 
 
 class Strategy:
