@@ -11,6 +11,7 @@ from models.urls import host_of
 from transforms.extract import link_columns, page_term_counts
 from transforms.termstats import DocumentFrequencies
 
+
 def looked_up_words(extracted: dict) -> list[str]:
     """The words besides the page's own whose statistics Score looks up, as space-joined strings:
     its links' anchor, context and URL terms (transforms/extract.py) and its related blocks' terms
