@@ -91,6 +91,7 @@ class ScorePagesFn(beam.DoFn):
         return tuple(zip(*[known.get(joined) or link_words(joined) for joined in column]))
 
     def _link_words(self, joined: str) -> tuple[tuple[str, ...], float]:
+        """A string _words_column has not met with these statistics: its terms and their relevance, kept."""
         terms = tuple(joined.split())
         known = self.known_link_words[joined] = (terms, self.relevance(terms))
         return known
