@@ -16,6 +16,7 @@ coder, which most inferred types fell back to anyway: a 1,000-page CWCED round's
 identical with and without it, in one process and on two workers.
 """
 import apache_beam as beam
+from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions, TypeOptions
 from apache_beam.portability.api import beam_provision_api_pb2
 from apache_beam.runners.portability.fn_api_runner import fn_runner
@@ -43,3 +44,9 @@ def new_pipeline(options: PipelineOptions) -> beam.Pipeline:
     if options.view_as(StandardOptions).runner in DIRECT_RUNNERS:
         return beam.Pipeline(runner=LocalRunner(), options=options)
     return beam.Pipeline(options=options)
+
+
+def metric_total(result, name: str) -> int:
+    """A counter's total over the steps of a finished pipeline."""
+    found = result.metrics().query(MetricsFilter().with_name(name))['counters']
+    return sum(counter.result for counter in found)

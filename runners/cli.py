@@ -3,6 +3,7 @@ import argparse
 import gc
 import importlib
 import logging
+import os
 import sys
 
 # Each subcommand's module, in the order `focal --help` lists them. A run imports its own only:
@@ -40,6 +41,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # Before numpy is imported: OpenBLAS's own threads spin for ~0.1 CPU-s after its start and
+    # after each call, beside Beam's workers on the same cores; Focal parallelises by workers.
+    os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
     command = next((word for word in argv if not word.startswith('-')), None)
     parser = build_parser(command if command in COMMANDS else None)
     args, beam_args = parser.parse_known_args(argv)

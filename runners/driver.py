@@ -20,15 +20,15 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from models import text
 from models.discovery import DiscoveryPlan, site_words
 from models.frontier import seed_candidate
-from models.ranking import RankingError
+from models.ranking_options import RankingError
 from models.settings import CrawlSettings
 from models.strategies import DiscoveryContext, make_strategy
 from models.strategies.discovery import GIVE_UP_AFTER
 from pipelines import schema
+from pipelines.local import metric_total
 from pipelines.round import build_round, round_context
 from pipelines.state import CrawlDir, PendingRound, final_outcomes
 from runners.progress import RoundProgress
-from runners.ranks import metric_total, rank_round, read_ranking
 
 NOT_REQUESTED = ('robots_disallowed', 'policy_refused', 'host_unresponsive')  # no request sent: not in the budget
 DEFAULT_BEAM_ARGS = ['--runner=DirectRunner']
@@ -152,6 +152,7 @@ class Driver:
                 'sites), allow more hosts, or look for robots refusals and errors with `focal inspect`.')
 
     def _rank(self, number: int) -> None:
+        from runners.ranks import rank_round  # here: the rankers bring scipy (~0.08 CPU-s), unused by a crawl's rounds
         report = rank_round(self.crawl, number, self.settings, self.beam_args)
         if not report.reused:
             self.progress(report.line())
@@ -203,6 +204,7 @@ class Driver:
     def _discovery_context(self, last: int, number: int) -> DiscoveryContext:
         """What a discovery strategy plans from: the ranks after the last round (computed now if a
         crash came between the round's commit and its ranks'), and the pages' meta texts."""
+        from runners.ranks import rank_round, read_ranking
         rank_round(self.crawl, last, self.settings, self.beam_args)
         ranking = read_ranking(self.crawl, last).select(['url', 'host', 'fetched_round', 'position'])
 

@@ -3,18 +3,21 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from models import ranking, text
+from models import ranking_options, text
 from models.pagerank import MODES as PAGERANK_MODES
 from models.settings import CrawlSettings
 from pipelines.state import CrawlDir
 from runners.command import CommandError, positive_int
 from runners.driver import DEFAULT_BEAM_ARGS
-from runners.ranks import rank_round, read_ranking
 
 SHORT_NAMES = {'nb': 'nb', 'lr': 'lr', 'ocsvm': 'ocsvm', 'cosine': 'cos', 'jaccard': 'jac', 'pagerank': 'pr'}
 
 
 def rank(args: argparse.Namespace, beam_args: list[str]) -> int:
+    # Imported here: `focal crawl` imports this module for its rank options, and the rankers bring
+    # scipy (~0.08 CPU-s), which a crawl's rounds do not use.
+    from models import ranking
+    from runners.ranks import rank_round, read_ranking
     crawl = CrawlDir.open(args.crawl_dir)
     settings = CrawlSettings.from_dict(crawl.config, source=f'{crawl.root}/crawl.json')
     text.use_dictionary_words(settings.topic.dictionary_words)  # negatives' pages segmented as the crawl's
@@ -42,10 +45,10 @@ def rank(args: argparse.Namespace, beam_args: list[str]) -> int:
 
 def format_top(table, top: int) -> str:
     """The first pages of a ranking with each ranker's position (0 = its best)."""
-    names = [f'{SHORT_NAMES[name]:>6}' for name in ranking.SCORES]
+    names = [f'{SHORT_NAMES[name]:>6}' for name in ranking_options.SCORES]
     lines = [f'{"#":>4} {"combined":>9} {"".join(names)}  page']
     for row in table.slice(0, top).to_pylist():
-        places = ''.join(f'{row[f"position_{name}"]:6.0f}' for name in ranking.SCORES)
+        places = ''.join(f'{row[f"position_{name}"]:6.0f}' for name in ranking_options.SCORES)
         seed = ' (seed)' if row['seed'] else ''
         lines.append(f'{row["position"]:4d} {row["combined"]:9.3f} {places}  {(row["title"] or "")[:40]}{seed}  {row["url"]}')
     return '\n'.join(lines)
@@ -59,17 +62,18 @@ def given_rank_options(args: argparse.Namespace) -> dict:
              if value is not None}
     if 'negatives' in given:
         given['negatives'] = str(Path(given['negatives']).resolve())
-        ranking.read_negatives(given['negatives'])
+        from models.ranking import read_negatives
+        read_negatives(given['negatives'])
     return given
 
 
 def add_rank_options(parser) -> None:
     """--alpha, --combine, --pagerank, --negatives: for `focal rank` and new crawls."""
     parser.add_argument('--alpha', type=float,
-                        help=f"PageRank's share of the combination (default: the crawl's, else {ranking.DEFAULT_ALPHA}; "
-                             f'DWDBRM takes {ranking.PAPER_ALPHA})')
-    parser.add_argument('--combine', choices=ranking.COMBINATIONS,
-                        help=f"how the rankers combine (default: the crawl's, else {ranking.DEFAULT_COMBINATION})")
+                        help=f"PageRank's share of the combination (default: the crawl's, else {ranking_options.DEFAULT_ALPHA}; "
+                             f'DWDBRM takes {ranking_options.PAPER_ALPHA})')
+    parser.add_argument('--combine', choices=ranking_options.COMBINATIONS,
+                        help=f"how the rankers combine (default: the crawl's, else {ranking_options.DEFAULT_COMBINATION})")
     parser.add_argument('--pagerank', choices=PAGERANK_MODES,
                         help='where PageRank runs: local (scipy on one worker), beam (iterations in Beam, for graphs '
                              "that do not fit one worker), auto (by the number of links; the crawl's default)")

@@ -7,11 +7,11 @@ import time
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from models import pagerank, ranking
 from models.settings import CrawlSettings
+from pipelines.local import metric_total
 from pipelines.rank import build_rank
 from pipelines.state import CrawlDir
 
@@ -30,12 +30,6 @@ class RankReport:
         return (f'ranks {self.round}: {s["pages"]:,} pages ranked against {s["seed_pages"]} seed pages with '
                 f'{s["vocabulary"]} keywords; {negatives}; PageRank {s["pagerank"]} over {s["links"]:,} links; '
                 f'{s["combination"]} (alpha {s["alpha"]}); {timing}')
-
-
-def metric_total(result, name: str) -> int:
-    """A counter's total over the steps of a finished pipeline."""
-    found = result.metrics().query(MetricsFilter().with_name(name))['counters']
-    return sum(counter.result for counter in found)
 
 
 def rank_round(crawl: CrawlDir, number: int, settings: CrawlSettings, beam_args: list[str]) -> RankReport:

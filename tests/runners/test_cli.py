@@ -101,6 +101,7 @@ def test_each_subcommand_comes_from_its_module_and_each_user_error_names_an_exce
     for module, name in cli.USER_ERRORS.items():
         assert issubclass(getattr(importlib.import_module(module), name), Exception), (module, name)
     imported = subprocess.run([sys.executable, '-c', 'import sys; from runners import cli; cli.build_parser("crawl"); '
-                               'print(sorted(m for m in sys.modules if m.startswith(("runners.", "sandbox."))))'],
+                               'print(sorted(m for m in sys.modules if m.startswith(("runners.", "sandbox.", "scipy"))))'],
                               capture_output=True, text=True, check=True).stdout
     assert 'runners.crawl_command' in imported and 'runners.bench' not in imported and 'sandbox.' not in imported
+    assert "'scipy'" not in imported and 'runners.ranks' not in imported  # the rankers: a crawl's rounds do not rank
