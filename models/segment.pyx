@@ -630,6 +630,13 @@ cdef class Mark:
         return mark
 
 
+cdef Mark _mark(str kind, Mark outer):
+    """A new mark, made without a Python call to __init__ (~70 a real page)."""
+    cdef Mark mark = Mark.__new__(Mark)
+    mark.kind, mark.outer, mark.void = kind, outer, False
+    return mark
+
+
 def void_marks(Mark mark):
     """The mark and the ones it overrides: mis-marks on the containers around the story."""
     while mark is not None:
@@ -668,7 +675,7 @@ cdef class Box:
         """An empty box for a container (or hidden element) in this one: its own marker beats its
         ancestors'. A hidden element stays a block of its own, as a marked container does."""
         hint = _element_hint(node, tag)
-        own = Mark(hint, self.mark) if hint in ('navigation', 'noise') else None
+        own = _mark(hint, self.mark) if hint in ('navigation', 'noise') else None
         if hint == 'article':
             void_marks(self.mark)
         cdef Box box = Box.__new__(Box)  # without a Python call to __init__ (~200 boxes a real page)

@@ -2,6 +2,7 @@
 counts, scored edges with their anchor, context and URL relevance apart, candidate rows."""
 import collections
 import datetime
+from array import array
 
 import apache_beam as beam
 import pyarrow as pa
@@ -13,9 +14,11 @@ from models import text
 from models.extract import extract_page
 from models.strategies import make_strategy
 from models.topic import Topic
-from transforms.extract import Extract, ExtractPagesFn, page_term_counts
-from transforms.score import Score
+from sandbox.corpora import shared_data_dir
+from transforms.extract import TERM_COUNT, Extract, ExtractPagesFn, page_term_counts
+from transforms.score import Score, sorted_term_columns
 
+THUCNEWS = (shared_data_dir() / 'corpora' / 'thucnews' / 'cnews_sample1000.tsv').read_text(encoding='utf-8').splitlines()
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 TOPIC = Topic('房产', 'zh', {'房价': 1.0, '楼盘': 0.8, '二手房': 0.6})
 
@@ -46,8 +49,9 @@ def test_pages_are_scored_with_the_crawl_s_statistics_and_noise_links_inherit_no
         scored = extracted | Score(TOPIC, make_strategy('best-first'), 3, prior_documents=4,
                                    prior_term_stats=prior_terms)
         ranked = scored['pages'] | beam.Map(lambda row: (row['url'], row['relevance'] > 0, row['encoding'],
-                                                         row['round'], dict(zip(row['terms'], row['term_counts']))['房价']
-                                                         if '房价' in row['terms'] else 0))
+                                                         row['round'], dict(zip(row['terms'].to_pylist(),
+                                                                                row['term_counts'].to_pylist()))
+                                                         .get('房价', 0)))
         assert_that(ranked, equal_to([('http://a.test/1', True, 'gb18030', 3, 2),
                                       ('http://b.test/2', False, 'utf-8', 3, 0)]), label='pages')
         edges = scored['links'] | beam.FlatMap(lambda columns: zip(
@@ -80,3 +84,18 @@ def test_an_extracted_page_s_term_counts_survive_beam_s_coder():
     counts = collections.Counter(text.tokenize(f'{extracted.title}\n{extracted.text}'))
     assert page_term_counts(coder.decode(coder.encode(record))) == counts
     assert list(page_term_counts(record)) == list(counts) and counts['房价'] > 70_000
+
+
+def test_a_page_row_s_terms_are_sorted_as_python_sorts_them_with_their_counts():
+    """Arrow's order of UTF-8 bytes is Python's of code points: Han, Latin with accents, digits,
+    full-width forms and characters beyond the Basic Multilingual Plane alike."""
+    sample = ('北京房价上涨 楼盘 Zürich zurich École école 2024年 ２０２４ 𠀀字 naïve naive 房价 房价 a1 ä '
+              'Ärger arger 上海 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ｆｕｌｌ 二手房')
+    for page in (sample, *[line.split('\t', 1)[1][:3000] for line in THUCNEWS[:20]]):
+        counts = collections.Counter(text.tokenize(page))
+        record = {'terms': ' '.join(counts), 'term_counts': array(TERM_COUNT, counts.values()).tobytes()}
+        terms, term_counts = sorted_term_columns(record)
+        assert terms.to_pylist() == sorted(counts) and term_counts.to_pylist() == [counts[t] for t in sorted(counts)]
+        assert terms.type == pa.string() and term_counts.type == pa.int32()
+    empty = sorted_term_columns({'terms': '', 'term_counts': b''})
+    assert [column.to_pylist() for column in empty] == [[], []]

@@ -45,6 +45,15 @@ def test_every_row_lands_in_beams_shard_names_and_nothing_else_is_left(tmp_path,
     assert sorted_rows(table) == sorted_rows(pa.Table.from_pylist(ROWS_WRITTEN, SCHEMA))
 
 
+def test_a_list_column_s_values_may_be_arrow_arrays(tmp_path):
+    """A page's terms come as Arrow arrays (transforms/score.py), other rows' as lists."""
+    rows = [{**row, 'terms': pa.array(row['terms'], pa.string()) if n % 2 else row['terms']}
+            for n, row in enumerate(ROWS_WRITTEN)]
+    with BeamTestPipeline('FnApiRunner') as pipeline:
+        _ = pipeline | beam.Create(rows) | WriteParquet(str(tmp_path / 'pages'), SCHEMA, ROWS)
+    assert sorted_rows(written(tmp_path)[1]) == sorted_rows(pa.Table.from_pylist(ROWS_WRITTEN, SCHEMA))
+
+
 def test_no_rows_make_one_empty_shard_of_the_schema(tmp_path):
     with BeamTestPipeline('FnApiRunner') as pipeline:
         _ = pipeline | beam.Create([]) | WriteParquet(str(tmp_path / 'pages'), SCHEMA)
