@@ -114,7 +114,8 @@ class ScorePagesFn(beam.DoFn):
 
 
 class Score(beam.PTransform):
-    """Extracted pages -> {'pages': page rows, 'links': each page's edges as columns
+    """Extracted pages -> {'pages': page rows (their terms and term_counts Arrow arrays:
+    sorted_term_columns), 'links': each page's edges as columns
     (transforms/tables.py columns_table: ~100 rows of a real page travel and are written as one
     element, without a dict per row), 'found': candidate rows of the links the strategy keeps (a
     batch of columns per page: models/frontier.py link_candidates), 'term_stats': tables of the

@@ -18,7 +18,6 @@ from sandbox.corpora import shared_data_dir
 from transforms.extract import TERM_COUNT, Extract, ExtractPagesFn, page_term_counts
 from transforms.score import Score, sorted_term_columns
 
-THUCNEWS = (shared_data_dir() / 'corpora' / 'thucnews' / 'cnews_sample1000.tsv').read_text(encoding='utf-8').splitlines()
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 TOPIC = Topic('房产', 'zh', {'房价': 1.0, '楼盘': 0.8, '二手房': 0.6})
 
@@ -91,7 +90,8 @@ def test_a_page_row_s_terms_are_sorted_as_python_sorts_them_with_their_counts():
     full-width forms and characters beyond the Basic Multilingual Plane alike."""
     sample = ('北京房价上涨 楼盘 Zürich zurich École école 2024年 ２０２４ 𠀀字 naïve naive 房价 房价 a1 ä '
               'Ärger arger 上海 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ｆｕｌｌ 二手房')
-    for page in (sample, *[line.split('\t', 1)[1][:3000] for line in THUCNEWS[:20]]):
+    news = (shared_data_dir() / 'corpora' / 'thucnews' / 'cnews_sample1000.tsv').read_text(encoding='utf-8')
+    for page in (sample, *[line.split('\t', 1)[1][:3000] for line in news.splitlines()[:20]]):
         counts = collections.Counter(text.tokenize(page))
         record = {'terms': ' '.join(counts), 'term_counts': array(TERM_COUNT, counts.values()).tobytes()}
         terms, term_counts = sorted_term_columns(record)
