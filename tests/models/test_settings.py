@@ -40,3 +40,12 @@ def test_a_crawl_json_written_before_hosts_at_once_and_host_timeouts_existed_get
     policy = CrawlSettings.from_dict(document).fetch.policy()
     assert policy.hosts_at_once == FetchPolicy.hosts_at_once == 8
     assert policy.host_timeouts == FetchPolicy.host_timeouts == 3
+
+
+def test_seed_urls_are_normalised_each_once_in_the_order_given_and_the_skipped_say_why():
+    seeds = ['http://b.test/2', 'HTTP://A.test:80/x/../1', 'ftp://c.test/', 'http://a.test/1', 'http://b.test/2',
+             *[f'http://h{n % 7}.test/{n}' for n in range(5_000)], 'http://c.test/']
+    urls, skipped = CrawlSettings(TOPIC, seeds).seed_urls()
+    assert urls[:2] == ['http://b.test/2', 'http://a.test/1'] and urls[-1] == 'http://c.test/'
+    assert len(urls) == len(set(urls)) == 5_003
+    assert len(skipped) == 1 and 'ftp://c.test/' in skipped[0]
