@@ -19,7 +19,7 @@ def sorted_term_columns(extracted: dict) -> tuple[pa.Array, pa.Array]:
     """The pages table's terms (an extracted page's distinct terms in code-point order, as sorted()
     gives them) and term_counts, as Arrow arrays made from the page's joined terms and counts bytes
     (transforms/extract.py): sorting ~700 Python strings and converting them and their counts
-    took ~0.2 ms of a real page, twice this."""
+    took ~0.23 ms of a real page, ~0.14 ms this way."""
     if not extracted['terms']:
         return pa.array([], pa.string()), pa.array([], pa.int32())
     terms = pc.split_pattern(extracted['terms'], ' ').values

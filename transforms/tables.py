@@ -19,8 +19,8 @@ def rows_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
     columns = {}
     for field in schema:
         values = [row.get(field.name) for row in rows]
-        columns[field.name] = (list_column(values, field.type) if any(isinstance(value, pa.Array) for value in values)
-                               else values)
+        has_arrays = pa.types.is_list(field.type) and any(isinstance(value, pa.Array) for value in values)
+        columns[field.name] = list_column(values, field.type) if has_arrays else values
     return pa.Table.from_pydict(columns, schema)
 
 
