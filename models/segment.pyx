@@ -29,7 +29,7 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport PyObject
 from libc.math cimport log10, sqrt
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy, memset, strchr, strcmp
+from libc.string cimport memcmp, memcpy, memset, strchr, strcmp
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -1497,6 +1497,126 @@ def ascii_terms(str text, frozenset stop_words, bint apostrophes=True) -> str:
             if word not in stop_words:
                 terms.append(word)
     return u' '.join(terms)
+
+
+# --- a page row's terms in code-point order (transforms/score.py sorted_term_columns) ---
+
+cdef struct _Word:
+    uint64_t key                    # its first 8 bytes, big-endian, zero-padded: most comparisons end here
+    const unsigned char* start
+    Py_ssize_t length
+    Py_ssize_t place
+
+
+cdef inline bint _before(const _Word* a, const _Word* b) noexcept nogil:
+    """Byte order, a word before the longer words it begins: UTF-8's byte order is the code points'."""
+    if a.key != b.key:
+        return a.key < b.key
+    cdef Py_ssize_t shorter = a.length if a.length < b.length else b.length
+    cdef int compared
+    if shorter > 8:
+        compared = memcmp(a.start + 8, b.start + 8, shorter - 8)
+        if compared:
+            return compared < 0
+    return a.length < b.length
+
+
+cdef enum:
+    _SORTED_RUN = 8
+
+
+cdef _Word* _merge_sorted(_Word* words, _Word* spare, Py_ssize_t count) noexcept nogil:
+    """The words sorted (_before): runs of _SORTED_RUN by insertion, then bottom-up merges between
+    the two arrays; whichever holds the result."""
+    cdef Py_ssize_t width = _SORTED_RUN, low, middle, high, i, j, k
+    cdef _Word word
+    low = 0
+    while low < count:  # runs sorted by insertion first: fewer passes
+        high = low + _SORTED_RUN if low + _SORTED_RUN < count else count
+        for i in range(low + 1, high):
+            word = words[i]
+            j = i
+            while j > low and _before(&word, &words[j - 1]):
+                words[j] = words[j - 1]
+                j -= 1
+            words[j] = word
+        low = high
+    while width < count:
+        low = 0
+        while low < count:
+            middle = low + width if low + width < count else count
+            high = low + 2 * width if low + 2 * width < count else count
+            i, j, k = low, middle, low
+            while i < middle and j < high:
+                if _before(&words[j], &words[i]):
+                    spare[k] = words[j]
+                    j += 1
+                else:
+                    spare[k] = words[i]
+                    i += 1
+                k += 1
+            while i < middle:
+                spare[k] = words[i]
+                i += 1
+                k += 1
+            while j < high:
+                spare[k] = words[j]
+                j += 1
+                k += 1
+            low = high
+        words, spare = spare, words
+        width *= 2
+    return words
+
+
+def sorted_words(bytes utf8) -> tuple:
+    """The words of `utf8` (UTF-8, the words separated by single spaces) sorted as Python sorts
+    their strings (by code point, which is UTF-8's byte order), as the buffers of an Arrow string
+    array: (the sorted words' bytes, joined; their int32 offsets, one more than words; int32 each
+    sorted word's place among the words given). A page row's ~700 terms were sorted by Arrow's
+    sort_indices in ~0.07 ms, a C qsort in ~0.1 ms (a call and a memcmp per comparison)."""
+    cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(utf8)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(utf8), count = 0, index, start = 0, at = 0
+    if size == 0:
+        return b'', b'\0\0\0\0', b''
+    for index in range(size):
+        count += data[index] == c' '
+    count += 1
+    if size - count + 1 > 0x7fffffff:
+        raise ValueError('too many bytes of words for 32-bit offsets')
+    cdef _Word* words = <_Word*>PyMem_Malloc(2 * count * sizeof(_Word))
+    cdef _Word* ordered
+    cdef uint64_t key
+    cdef Py_ssize_t byte
+    if words is NULL:
+        raise MemoryError()
+    joined = PyBytes_FromStringAndSize(NULL, size - count + 1)
+    offsets = PyBytes_FromStringAndSize(NULL, (count + 1) * 4)
+    places = PyBytes_FromStringAndSize(NULL, count * 4)
+    cdef unsigned char* out = <unsigned char*>PyBytes_AS_STRING(joined)
+    cdef int* offset = <int*>PyBytes_AS_STRING(offsets)
+    cdef int* place = <int*>PyBytes_AS_STRING(places)
+    try:
+        count = 0
+        for index in range(size + 1):
+            if index == size or data[index] == c' ':
+                key = 0
+                for byte in range(start, start + 8):
+                    key = key << 8 | (data[byte] if byte < index else 0)
+                words[count].key, words[count].start = key, data + start
+                words[count].length, words[count].place = index - start, count
+                count += 1
+                start = index + 1
+        ordered = _merge_sorted(words, words + count, count)
+        offset[0] = 0
+        for index in range(count):
+            memcpy(out + at, ordered[index].start, ordered[index].length)
+            at += ordered[index].length
+            offset[index + 1] = <int>at
+            place[index] = <int>ordered[index].place
+    finally:
+        PyMem_Free(words)
+    return joined, offsets, places
 
 
 # --- relevance (models/relevance.py terms_relevance) ---

@@ -3,10 +3,10 @@
 import apache_beam as beam
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from models.frontier import link_candidates
 from models.relevance import TopicRelevance
+from models.segment import sorted_words
 from models.strategies import LinkBatch, PageFeatures, ParentPage, Strategy
 from models.termstats import TermStats
 from models.topic import Topic
@@ -18,14 +18,13 @@ from transforms.termstats import DocumentFrequencies
 def sorted_term_columns(extracted: dict) -> tuple[pa.Array, pa.Array]:
     """The pages table's terms (an extracted page's distinct terms in code-point order, as sorted()
     gives them) and term_counts, as Arrow arrays made from the page's joined terms and counts bytes
-    (transforms/extract.py): sorting ~700 Python strings and converting them and their counts
-    took ~0.23 ms of a real page, ~0.14 ms this way."""
-    if not extracted['terms']:
-        return pa.array([], pa.string()), pa.array([], pa.int32())
-    terms = pc.split_pattern(extracted['terms'], ' ').values
-    counts = pa.array(np.frombuffer(extracted['term_counts'], np.dtype(TERM_COUNT)).astype(np.int32))
-    order = pc.sort_indices(terms)
-    return terms.take(order), counts.take(order)
+    (transforms/extract.py), sorted compiled (models/segment.pyx sorted_words): sorting ~700 Python
+    strings and converting them and their counts took ~0.23 ms of a real page, Arrow's split and
+    sort_indices ~0.13 ms, this ~0.03 ms."""
+    joined, offsets, places = sorted_words(extracted['terms'].encode())
+    terms = pa.StringArray.from_buffers(len(places) // 4, pa.py_buffer(offsets), pa.py_buffer(joined))
+    counts = np.frombuffer(extracted['term_counts'], np.dtype(TERM_COUNT))[np.frombuffer(places, np.int32)]
+    return terms, pa.array(counts.astype(np.int32))
 
 
 def looked_up_words(extracted: dict) -> list[str]:

@@ -2,6 +2,7 @@
 counts, scored edges with their anchor, context and URL relevance apart, candidate rows."""
 import collections
 import datetime
+import random
 from array import array
 
 import apache_beam as beam
@@ -12,6 +13,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from models import text
 from models.extract import extract_page
+from models.segment import sorted_words
 from models.strategies import make_strategy
 from models.topic import Topic
 from sandbox.corpora import shared_data_dir
@@ -99,3 +101,19 @@ def test_a_page_row_s_terms_are_sorted_as_python_sorts_them_with_their_counts():
         assert terms.type == pa.string() and term_counts.type == pa.int32()
     empty = sorted_term_columns({'terms': '', 'term_counts': b''})
     assert [column.to_pylist() for column in empty] == [[], []]
+
+
+def test_random_words_are_sorted_compiled_as_python_sorts_them():
+    """sorted_words (compiled) against sorted(): words that share their first 8 bytes (its integer
+    key) and differ later, words that begin others, one word, and 1- to 4-byte UTF-8 characters."""
+    rng = random.Random(11)
+    alphabet = ['a', 'b', 'z', '1', 'é', 'ж', '房', '价', '\uffe0', '𠀀', '𝔘']
+    for _ in range(3000):
+        stem = ''.join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        words = list({stem + ''.join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+                      for _ in range(rng.randint(1, 40))})
+        joined, offsets, places = sorted_words(' '.join(words).encode())
+        ends, order = array('i', offsets), list(array('i', places))
+        ordered = [joined[start:end].decode() for start, end in zip(ends, ends[1:])]
+        assert ordered == sorted(words) and [words[place] for place in order] == ordered
+    assert sorted_words(b'') == (b'', bytes(4), b'')
