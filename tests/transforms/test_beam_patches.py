@@ -3,6 +3,7 @@ import apache_beam as beam
 from apache_beam.coders import VarIntCoder
 from apache_beam.testing.util import assert_that, equal_to
 from apache_beam.transforms import userstate
+from apache_beam.transforms.core import CallableWrapperDoFn, _SubprocessDoFn
 
 import transforms  # noqa: F401  (installs the patch, as every use of our transforms does)
 from pipelines.local import LocalRunner
@@ -26,6 +27,32 @@ def test_specs_are_remembered_per_instance_and_equal_to_beams():
         assert userstate.get_dofn_specs(dofn) == original(dofn)
         assert userstate.get_dofn_specs(dofn) is userstate.get_dofn_specs(dofn)
     assert userstate.is_stateful_dofn(stateful) and not userstate.is_stateful_dofn(plain)
+
+
+class Holder:
+    """Methods a DoFn can wrap bound (CallableWrapperDoFn keeps one as its process), one with a state parameter."""
+    TOTAL = userstate.ReadModifyWriteStateSpec('total', VarIntCoder())
+
+    def with_state(self, element, total=beam.DoFn.StateParam(TOTAL)):
+        return element
+
+    def plain(self, element):
+        return element
+
+
+def test_specs_are_kept_per_class_and_the_bound_methods_an_instance_holds():
+    remembered, original = userstate.get_dofn_specs, userstate.get_dofn_specs.__wrapped__
+    first, second = RunningTotal(), RunningTotal()  # every bundle unpickles its DoFns afresh
+    assert remembered(first) is remembered(second) and remembered(first) == original(second)
+    holder = Holder()
+    with_state, plain = CallableWrapperDoFn(holder.with_state), CallableWrapperDoFn(holder.plain)
+    assert remembered(with_state) == original(with_state) and remembered(plain) == original(plain)
+    assert original(with_state) != original(plain)
+    hiding = RunningTotal()
+    hiding.process = None  # hides the class's process, and its state parameter with it
+    assert remembered(hiding) == original(hiding) != original(first)
+    wrapper = _SubprocessDoFn(RunningTotal())  # its attributes come from the DoFn it wraps
+    assert remembered(wrapper) == original(wrapper)
 
 
 def test_a_stateful_dofn_still_keeps_its_state():
