@@ -1569,7 +1569,7 @@ cdef _Word* _merge_sorted(_Word* words, _Word* spare, Py_ssize_t count) noexcept
     return words
 
 
-def sorted_words(bytes utf8) -> tuple:
+def sorted_words(bytes utf8 not None) -> tuple:
     """The words of `utf8` (UTF-8, the words separated by single spaces) sorted as Python sorts
     their strings (by code point, which is UTF-8's byte order), as the buffers of an Arrow string
     array: (the sorted words' bytes, joined; their int32 offsets, one more than words; int32 each
@@ -1582,20 +1582,20 @@ def sorted_words(bytes utf8) -> tuple:
     for index in range(size):
         count += data[index] == c' '
     count += 1
-    if size - count + 1 > 0x7fffffff:
+    if size > 0x7fffffff:
         raise ValueError('too many bytes of words for 32-bit offsets')
-    cdef _Word* words = <_Word*>PyMem_Malloc(2 * count * sizeof(_Word))
-    cdef _Word* ordered
-    cdef uint64_t key
-    cdef Py_ssize_t byte
-    if words is NULL:
-        raise MemoryError()
     joined = PyBytes_FromStringAndSize(NULL, size - count + 1)
     offsets = PyBytes_FromStringAndSize(NULL, (count + 1) * 4)
     places = PyBytes_FromStringAndSize(NULL, count * 4)
     cdef unsigned char* out = <unsigned char*>PyBytes_AS_STRING(joined)
     cdef int* offset = <int*>PyBytes_AS_STRING(offsets)
     cdef int* place = <int*>PyBytes_AS_STRING(places)
+    cdef _Word* words = <_Word*>PyMem_Malloc(2 * count * sizeof(_Word))
+    cdef _Word* ordered
+    cdef uint64_t key
+    cdef Py_ssize_t byte
+    if words is NULL:
+        raise MemoryError()
     try:
         count = 0
         for index in range(size + 1):

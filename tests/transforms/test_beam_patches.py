@@ -1,4 +1,6 @@
 """The remembered get_dofn_specs gives Beam the same answers, so stateful DoFns still run as such."""
+import types
+
 import apache_beam as beam
 from apache_beam.coders import VarIntCoder
 from apache_beam.testing.util import assert_that, equal_to
@@ -53,6 +55,40 @@ def test_specs_are_kept_per_class_and_the_bound_methods_an_instance_holds():
     assert remembered(hiding) == original(hiding) != original(first)
     wrapper = _SubprocessDoFn(RunningTotal())  # its attributes come from the DoFn it wraps
     assert remembered(wrapper) == original(wrapper)
+
+
+class PropertyProcess(beam.DoFn):
+    """A property gives each instance its own process, with a state parameter or without."""
+
+    def __init__(self, stateful):
+        self.stateful = stateful
+
+    @property
+    def process(self):
+        return Holder().with_state if self.stateful else Holder().plain
+
+
+class Unhashable:
+    """A callable whose bound methods have a __func__ that cannot be hashed."""
+    __hash__ = None
+
+    def __call__(self, element):
+        return element
+
+
+def test_specs_that_can_differ_between_instances_of_a_class_are_kept_per_instance():
+    remembered, original = userstate.get_dofn_specs, userstate.get_dofn_specs.__wrapped__
+    with_property, without_property = PropertyProcess(True), PropertyProcess(False)
+    assert remembered(with_property) == original(with_property) != original(without_property)
+    assert remembered(without_property) == original(without_property)
+    holder, spec = Holder(), (['element', 'total'], [beam.DoFn.StateParam(Holder.TOTAL)])
+    declared, plain = CallableWrapperDoFn(holder.plain, fullargspec=spec), CallableWrapperDoFn(holder.plain)
+    assert remembered(declared) == original(declared) != original(plain)  # read through _inspect_process
+    assert remembered(plain) == original(plain)
+    holding = RunningTotal()
+    holding.extra = types.MethodType(Unhashable(), holding)
+    assert remembered(holding) == original(holding)
+    assert all(isinstance(specs, frozenset) for specs in remembered(RunningTotal()))  # shared: not to be changed
 
 
 def test_a_stateful_dofn_still_keeps_its_state():
