@@ -58,7 +58,6 @@ _INSPECT = '_inspect_'  # Beam reads a method's parameters from _inspect_<name>(
 _DOFN_ATTRIBUTES = {name: value for klass in reversed(beam.DoFn.__mro__) for name, value in vars(klass).items()}
 
 
-@functools.cache
 def _class_shape(kind: type) -> tuple[frozenset[str], bool] | None:
     """(the names Beam inspects through an _inspect_<name>() of the class, whether the class's own
     attribute of such a name is a method); None when an instance's attributes may read otherwise
@@ -76,13 +75,11 @@ def _class_shape(kind: type) -> tuple[frozenset[str], bool] | None:
     return inspected, any(isinstance(attributes.get(name), types.FunctionType) for name in inspected)
 
 
-def _dofn_class_key(dofn) -> tuple | None:
-    """What get_dofn_specs' answer for `dofn` depends on: its class, the bound methods its instance
-    holds and which of its class's attributes the instance hides; None when that is not all
-    (attributes that can differ between instances, a method Beam inspects through an
-    _inspect_<name> that may read the instance, or no instance dictionary to read)."""
-    kind = type(dofn)
-    shape = _class_shape(kind)
+def _instance_key(dofn, shape: tuple[frozenset[str], bool] | None) -> tuple | None:
+    """What get_dofn_specs' answer for `dofn` depends on besides its class (of _class_shape `shape`):
+    the bound methods its instance holds and which of its class's attributes the instance hides;
+    None when that is not all (attributes that can differ between instances, a method Beam
+    inspects through an _inspect_<name>() that may read the instance, no instance dictionary)."""
     try:
         own = vars(dofn)
     except TypeError:
@@ -96,24 +93,28 @@ def _dofn_class_key(dofn) -> tuple | None:
     bound = tuple((name, value.__func__) for name, value in own.items() if isinstance(value, types.MethodType))
     if any(hasattr(dofn, _INSPECT + name) for name, _ in bound):
         return None
-    return kind, bound, frozenset(name for name in own if hasattr(kind, name))
+    return bound, frozenset(name for name in own if hasattr(type(dofn), name))
 
 
 def _remembered_per_dofn_class(get_dofn_specs):
-    """get_dofn_specs(dofn) computed once per _dofn_class_key, else once per instance; the
-    answer's sets frozen, as one is shared by many DoFns."""
-    by_class, per_instance = weakref.WeakKeyDictionary(), _remembered_per_instance(get_dofn_specs)
+    """get_dofn_specs(dofn) computed once per class and _instance_key, else once per instance; the
+    answer's sets frozen, as one is shared by many DoFns. Classes are held weakly."""
+    classes, per_instance = weakref.WeakKeyDictionary(), _remembered_per_instance(get_dofn_specs)
 
     @functools.wraps(get_dofn_specs)
     def remembered(dofn):
-        key = _dofn_class_key(dofn)
+        kind = type(dofn)
+        known = classes.get(kind)
+        if known is None:
+            known = classes[kind] = (_class_shape(kind), {})
+        shape, answers = known
+        key = _instance_key(dofn, shape)
         if key is None:
             return per_instance(dofn)
-        kind, rest = key[0], key[1:]
         try:
-            return by_class[kind][rest]
+            return answers[key]
         except KeyError:
-            answer = by_class.setdefault(kind, {})[rest] = tuple(map(frozenset, get_dofn_specs(dofn)))
+            answer = answers[key] = tuple(map(frozenset, get_dofn_specs(dofn)))
             return answer
         except TypeError:  # a bound method of something that cannot be hashed
             return per_instance(dofn)
