@@ -66,11 +66,6 @@ def text_measures(text: str) -> tuple[int, float, int]:
     return compiled_text_measures(text, _CHINESE_FUNCTION_CHARS, _SENTENCE_PUNCTUATION, stop_words())
 
 
-def stop_word_density(text: str) -> float:
-    """The share of function words of text_measures."""
-    return text_measures(text)[1]
-
-
 _LOG_FEATURES = [FEATURES.index(name) for name in LOG_FEATURES]
 _PAGE_LOG_BLOCKS = FEATURES.index('page_log_blocks')
 

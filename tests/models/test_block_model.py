@@ -11,7 +11,7 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
 from models.block_model import (_LATIN_WORD, FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model,
-                                decide_content, feature_rows, stop_word_density, text_measures)
+                                decide_content, feature_rows, text_measures)
 from models.extract import extract_page
 from models.segment import han_counts, latin_word_counts
 from models.text import HAN_RANGES
@@ -26,6 +26,10 @@ def measures(text: str, **changes) -> BlockMeasures:
     lines, density, punctuation = text_measures(text)
     return BlockMeasures(**{**values, 'lines': lines, 'stop_word_density': density, 'punctuation': punctuation,
                             **changes})
+
+
+def stop_word_density(text: str) -> float:
+    return text_measures(text)[1]
 
 
 def test_stop_word_density_tells_running_text_from_menus_in_both_languages():
