@@ -80,11 +80,11 @@ def _instance_key(dofn, shape: tuple[frozenset[str], bool] | None) -> tuple | No
     the bound methods its instance holds and which of its class's attributes the instance hides;
     None when that is not all (attributes that can differ between instances, a method Beam
     inspects through an _inspect_<name>() that may read the instance, no instance dictionary)."""
+    if shape is None:
+        return None
     try:
         own = vars(dofn)
     except TypeError:
-        return None
-    if shape is None:
         return None
     inspected, class_method_inspected = shape  # Beam reads such a method through _inspect_<name>()
     if any(isinstance(own[name], types.MethodType) if name in own else class_method_inspected

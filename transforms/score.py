@@ -20,7 +20,7 @@ def sorted_term_columns(extracted: dict) -> tuple[pa.Array, pa.Array]:
     gives them) and term_counts, as Arrow arrays made from the page's joined terms and counts bytes
     (transforms/extract.py), sorted compiled (models/segment.pyx sorted_words): sorting ~700 Python
     strings and converting them and their counts took ~0.23 ms of a real page, Arrow's split and
-    sort_indices ~0.13 ms, this ~0.03 ms."""
+    sort_indices ~0.13 ms, this ~0.06 ms."""
     joined, offsets, places = sorted_words(extracted['terms'].encode())
     terms = pa.StringArray.from_buffers(len(places) // 4, pa.py_buffer(offsets), pa.py_buffer(joined))
     counts = np.frombuffer(extracted['term_counts'], np.dtype(TERM_COUNT))[np.frombuffer(places, np.int32)]
