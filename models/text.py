@@ -21,8 +21,8 @@ import unicodedata
 import rjieba
 import stopwordsiso
 
-from models.segment import (ascii_terms, full_width_forms_replaced, han_and_letters, index_terms, put_back_words,
-                            script_runs)
+from models.segment import (ascii_terms, counted_terms, full_width_forms_replaced, han_and_letters, index_terms,
+                            put_back_words, script_runs)
 
 # Han characters, for inside a regex character class: the CJK unified ideographs (extension A,
 # the basic block, compatibility ideographs, extensions B-F). Every module counts Han with these.
@@ -153,19 +153,26 @@ def is_chinese(text: str, threshold: float = 0.2) -> bool:
 
 
 def words(text: str) -> list[str]:
-    """Every normalised word of `text` in order, stop words included (TextRank needs order).
+    """Every normalised word of `text` in order, stop words included (TextRank needs order)."""
+    tokens, others = _segmented(text)
+    return tokens if others is None else put_back_words(tokens, others)
+
+
+def _segmented(text: str) -> tuple[list[str], list[str] | None]:
+    """words(text) as the segmenter gives them: (tokens, None) when they are the words, else
+    (tokens, the other words) for put_back_words or counted_terms.
 
     The Han runs are segmented in one call, a space between runs and a newline in place of each
     other word: jieba cuts at whitespace and gives each whitespace character back as a token, so
     the tokens are those of each run segmented alone, in one call instead of one per run (a real
     page has ~500 runs). ASCII text and a single Han run take shorter ways to the same tokens."""
     if text.isascii():  # English text, URL words: NFKC changes nothing and casefold() is lower()
-        return _ASCII_WORD.findall(text.lower())
+        return _ASCII_WORD.findall(text.lower()), None
     joined, others, han_runs = script_runs(normalize(text))  # _RUN.findall, compiled
     if not han_runs:
-        return others
+        return others, None
     tokens = _segmenter(_dictionary_words).cut(joined, True)
-    return tokens if han_runs == 1 and not others else put_back_words(tokens, others)
+    return tokens, (None if han_runs == 1 and not others else others)
 
 
 def is_term(token: str) -> bool:
@@ -178,6 +185,13 @@ def tokenize(text: str) -> list[str]:
     """Index terms of `text`: normalised words without stop words, numbers or single letters
     (is_term, compiled)."""
     return index_terms(words(text), stop_words())
+
+
+def term_counts(text: str) -> tuple[str, bytes]:
+    """collections.Counter(tokenize(text)) as a page's record holds it: its distinct terms in order
+    of first occurrence, joined by spaces, and how often each occurs, the bytes of an array('I')
+    (compiled: counted_terms)."""
+    return counted_terms(*_segmented(text), stop_words())
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -1,5 +1,4 @@
 """Extract: fetched bytes -> decoded, segmented page with its terms and its links' terms."""
-import collections
 import functools
 import gc
 from array import array
@@ -16,7 +15,7 @@ CARRIED = ('url', 'final_url', 'depth', 'position', 'inherited', 'fetched_at')  
 # one: URLs lose theirs, anchors and contexts are whitespace-collapsed, terms are space-joined),
 # and their blocks' places as a list ('block_index').
 JOINED_LINK_COLUMNS = ('url', 'anchor', 'context', 'block', 'anchor_terms', 'context_terms', 'url_terms')
-TERM_COUNT = 'I'  # the array type of a page's term counts (32-bit unsigned): page_term_counts(extracted) reads them
+TERM_COUNT = 'I'  # the array type of a page's term counts (C unsigned int, as text.term_counts writes them)
 
 
 def page_term_counts(extracted: dict) -> dict[str, int]:
@@ -68,7 +67,8 @@ class ExtractPagesFn(beam.DoFn):
     them distinct, and ~100 links with ~900 link terms; as a tuple per link, coding the record
     between the stages took ~0.3 ms of it. The page is counted once, here: the document
     frequencies need its distinct terms, TF-IDF and the pages table their counts (a Counter of a
-    page's tokens is ~0.15 ms, and was made three times). Chinese is segmented with the topic's
+    page's tokens is ~0.15 ms, and was made three times), compiled (text.term_counts: its ~3,000
+    tokens, separators included, are filtered and counted without the lists between). Chinese is segmented with the topic's
     keywords as whole words (`dictionary_words`, Topic.dictionary_words)."""
 
     def __init__(self, blocks: bool = False, dictionary_words: frozenset[str] = frozenset()):
@@ -92,11 +92,11 @@ class ExtractPagesFn(beam.DoFn):
                    'context_terms': [text.recurring_terms(context) if kind in CONTEXT_BLOCKS else ''
                                      for context, kind in zip(contexts, kinds)],
                    'url_terms': [text.url_terms(url) for url in urls]}
-        counts = collections.Counter(text.tokenize(f'{page.title}\n{page.text}'))
+        terms, term_counts = text.term_counts(f'{page.title}\n{page.text}')
         yield {**{key: fetched[key] for key in CARRIED}, 'title': page.title, 'text': page.text,
                'meta_keywords': page.meta_keywords, 'meta_description': page.meta_description,
                'canonical': page.canonical, 'encoding': page.encoding,
-               'terms': ' '.join(counts), 'term_counts': array(TERM_COUNT, counts.values()).tobytes(),
+               'terms': terms, 'term_counts': term_counts,
                'links': {**{name: '\n'.join(columns[name]) for name in JOINED_LINK_COLUMNS},
                          'block_index': [block_of.get(id(link)) for link in page.links]},
                'blocks': [(block.kind, text.tokenize(block.text)) for block in scored_blocks] if self.blocks else []}

@@ -1,7 +1,9 @@
 """Focal's Chinese segmentation (jieba-rs through rjieba) gives jieba's own tokens, on every text of
 THUCNews and CWCED the shared data holds, with and without a topic's words in the dictionary."""
+import collections
 import json
 import logging
+from array import array
 
 import jieba
 import pytest
@@ -110,3 +112,13 @@ def test_link_words_are_tokenised_once_per_distinct_string():
     for _ in range(3):
         assert text.recurring_terms('房产 新闻 首页').split() == ['房产', '新闻', '首页']
     assert text.recurring_terms.cache_info().misses == 1
+
+
+def test_a_pages_term_counts_are_its_tokens_counted(texts):
+    """text.term_counts (compiled) is collections.Counter(tokenize(...)) in the form a page's record
+    holds it, on every text and on mixes of scripts, stop words and one-character tokens."""
+    mixed = ['Don’t panic\u3000ＡＢＣ１ 房价\t上涨 x\x1fy 房价', '的 的 我们 我们 a an the 2012 2012年 房价', '北京', '',
+             '北京 上海 北京', 'only english words here, english words', '北京\n\n二手房 2012年 don\'t 北京']
+    for value in [*texts, *mixed]:
+        counts = collections.Counter(text.tokenize(value))
+        assert text.term_counts(value) == (' '.join(counts), array('I', counts.values()).tobytes()), value[:80]
