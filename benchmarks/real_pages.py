@@ -31,9 +31,9 @@ Then the ratio of the 2-worker wall rate of each mode to in_memory:1's and to it
 (issue 15's goal: 1.6 or more on 2 cores; on a shared machine read it with the "others" column), and a
 per-stage profile:
 the round's own DoFns called in this process on --profile-pages URLs (round_throughput.plain_round):
-Fetch's CPU timed (its threads included), then Extract's and Score's under cProfile, grouped by stage
-(extract = decode/parse/blocks, page tokens, link words, document frequencies, score, write
-Parquet), in ms of CPU per page scaled to an unprofiled run.
+Fetch's CPU (its threads included), then each stage of Extract and Score timed by the CPU spent in
+the functions that do it (extract = decode/parse/blocks, page tokens, link words and the record,
+document frequencies, score, write Parquet), in ms of CPU per page.
 
 Run (from the project root; the shared data beside it, or FOCAL_SHARED_DATA set):
     PYTHONPATH=. .venv/bin/python benchmarks/real_pages.py [--webs cwced,wikispeedia] [--pages 2000]
@@ -41,12 +41,14 @@ Run (from the project root; the shared data beside it, or FOCAL_SHARED_DATA set)
         [--page-dir DIR]
 """
 import argparse
-import cProfile
+import collections
+import contextlib
 import dataclasses
+import functools
 import hashlib
+import inspect
 import io
 import os
-import pstats
 import random
 import re
 import resource
@@ -64,8 +66,11 @@ import yaml
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+import transforms.extract
 from benchmarks.round_throughput import plain_fetch, plain_round, plain_score
+from models import text
 from models.settings import CrawlSettings, FetchSettings
+from models.termstats import TermStats
 from models.topic import load_topic
 from pipelines import schema
 from pipelines.state import CrawlDir
@@ -73,6 +78,8 @@ from sandbox.archive import Archive
 from sandbox.build import ensure_web
 from sandbox.corpora import shared_data_dir
 from sandbox.search_index import SearchIndexBuilder
+from transforms.extract import ExtractPagesFn
+from transforms.score import ScorePagesFn
 from transforms.tables import columns_table, rows_table
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -329,54 +336,67 @@ def write_tables(pages: list[dict], links: list[dict], directory: Path) -> None:
     pq.write_table(columns_table(links, schema.ROUND_TABLES['links']), directory / 'links.parquet')
 
 
-def _cumulative(stats: dict, path_end: str, name: str) -> float:
-    return sum(entry[3] for (path, _, function), entry in stats.items()
-               if path.endswith(path_end) and function == name)
+def _timed(function, label: str, totals: collections.Counter):
+    """`function`, adding this thread's CPU time in it to totals[label] (a generator's as it is
+    consumed: its items come back as a list)."""
+    @functools.wraps(function)
+    def timed(*args, **kwargs):
+        started = time.thread_time()
+        try:
+            result = function(*args, **kwargs)
+            return list(result) if inspect.isgenerator(result) else result
+        finally:
+            totals[label] += time.thread_time() - started
+    return timed
 
 
-def _from_caller(stats: dict, path_end: str, name: str, caller_end: str, caller: str) -> float:
-    return sum(calls[3] for (path, _, function), entry in stats.items() if path.endswith(path_end) and function == name
-               for (caller_path, _, caller_name), calls in entry[4].items()
-               if caller_path.endswith(caller_end) and caller_name == caller)
+@contextlib.contextmanager
+def timed_functions(targets: dict[str, tuple[object, str]], totals: collections.Counter):
+    """Each label's (module or class, function name) timed (_timed) inside the block, then put back."""
+    saved = [(owner, name, inspect.getattr_static(owner, name)) for owner, name in targets.values()]
+    for label, (owner, name) in targets.items():
+        setattr(owner, name, _timed(getattr(owner, name), label, totals))
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
 
 
 def stage_profile(urls: list[str], proxy: str, topic: Path, scratch: Path) -> tuple[dict, float, int]:
-    """ms of CPU per page by stage (cProfile's shares scaled to an unprofiled run), the unprofiled
-    ms per page, and the pages."""
+    """ms of CPU per page by stage, and in all, and the pages: the round's DoFns called in turn
+    (round_throughput.plain_score), each stage the CPU time of this thread in the functions that do
+    it, called once a page (timing them costs ~1 µs a page, where a profiler's hook on every call
+    inflated the stages that make many small calls, such as the links' terms, several-fold)."""
     settings = CrawlSettings(load_topic(topic), urls, fetch=FetchSettings(delay=0.0, proxy=proxy,
                                                                           allow_hosts=['127.0.0.1']))
     plain_round(urls[:20], settings)  # jieba's dictionary, the stop words, the server's first reads
     started = time.process_time()
     fetched = plain_fetch(urls, settings)
-    fetch_seconds = time.process_time() - started  # its threads' CPU too, which cProfile does not see
-    started = time.process_time()
-    pages, links = plain_score(fetched, settings)
+    fetch_seconds = time.process_time() - started  # its threads' CPU too
+    totals = collections.Counter()
+    targets = {'extract': (transforms.extract, 'extract_page'), 'page tokens': (text, 'term_counts'),
+               'extract step': (ExtractPagesFn, 'process'), 'document frequencies': (TermStats, 'from_documents'),
+               'score': (ScorePagesFn, 'process')}
+    started = time.thread_time()
+    with timed_functions(targets, totals):
+        pages, links = plain_score(fetched, settings)
+    written = time.thread_time()
     write_tables(pages, links, scratch)
-    plain = time.process_time() - started
-    profiler = cProfile.Profile()
-    profiler.enable()
-    pages, links = plain_score(fetched, settings)
-    write_tables(pages, links, scratch)
-    profiler.disable()
-    stats = pstats.Stats(profiler).stats
-    total = sum(entry[2] for entry in stats.values())
-    extract_all = _cumulative(stats, 'transforms/extract.py', 'process')
-    parse = _cumulative(stats, 'models/extract.py', 'extract_page')
-    page_tokens = _from_caller(stats, 'models/text.py', 'tokenize', 'transforms/extract.py', 'process')
+    finished = time.thread_time()
     stages = {
-        'extract (decode, lxml, blocks, links)': parse,
-        'tokenise page text (jieba)': page_tokens,
-        'link words (anchor, context, URL)': extract_all - parse - page_tokens,
-        'document frequencies': _cumulative(stats, 'models/termstats.py', 'from_documents'),
-        'score (page, links, candidates)': _cumulative(stats, 'transforms/score.py', 'process'),
-        'write Parquet (pages, links)': _cumulative(stats, 'benchmarks/real_pages.py', 'write_tables'),
+        'fetch (HTTP, robots, politeness; its threads too)': fetch_seconds,
+        'extract (decode, lxml, blocks, links)': totals['extract'],
+        'tokenise page text (jieba, counted)': totals['page tokens'],
+        'link words (anchor, context, URL) and the record': (totals['extract step'] - totals['extract']
+                                                             - totals['page tokens']),
+        'document frequencies': totals['document frequencies'],
+        'score (page, links, candidates)': totals['score'],
+        'write Parquet (pages, links)': finished - written,
+        'other': (written - started) - totals['extract step'] - totals['document frequencies'] - totals['score'],
     }
-    stages['other'] = total - sum(stages.values())
-    scale = plain / total if total else 0.0
-    stages = {stage: seconds * scale for stage, seconds in stages.items()}
-    stages = {'fetch (HTTP, robots, politeness; timed, not profiled)': fetch_seconds, **stages}
     return ({stage: 1000 * seconds / len(pages) for stage, seconds in stages.items()},
-            1000 * (plain + fetch_seconds) / len(pages), len(pages))
+            1000 * (finished - started + fetch_seconds) / len(pages), len(pages))
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -497,8 +517,8 @@ def main():
             print(f'{web}, rows of the reference crawl: '
                   + ', '.join(f'{table} {rows:,}' for table, (rows, _) in reference.tables.items()))
     for name, (stages, plain_ms, pages) in profiles.items():
-        print(f'\n{name}: per-stage CPU in one process, ms per page ({pages} pages; unprofiled total '
-              f'{plain_ms:.1f} ms/page = {1000 / plain_ms:.1f} pages per CPU-second; cProfile shares scaled to it)')
+        print(f'\n{name}: per-stage CPU in one process, ms per page ({pages} pages; in all {plain_ms:.1f} ms/page '
+              f'= {1000 / plain_ms:.1f} pages per CPU-second, without Beam)')
         for stage, ms in stages.items():
             print(f'  {stage:58} {ms:7.2f}  {ms / plain_ms:6.1%}')
 
