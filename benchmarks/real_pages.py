@@ -9,7 +9,8 @@ Webs (--webs):
   ones resolve to the copy's own host and directory, absolute ones point at the original sites
   (the same targets for every copy of a page), so the round does a real page's work per page
   while the candidates table holds fewer distinct URLs than ~97 per page. --page-dir DIR replicates
-  the *.html and *.htm files of DIR instead (a held-out set of real pages, say), the same way.
+  the .html, .htm, .shtml and .xhtml files of DIR (or of its original/ or input/ folder, as the
+  sets of ../shared/data/extraction keep them) instead: a held-out set of real pages, say.
 * wikispeedia: --pages random article and index URLs of the Wikispeedia sandbox web (English).
 
 Each web is replayed by Focal's own server (`focal sandbox serve WEB_DIR`) in its own process,
@@ -130,15 +131,27 @@ class Crawl:
 
 # -- the webs ---------------------------------------------------------------------------------
 
+HTML_SUFFIXES = ('.html', '.htm', '.shtml', '.xhtml')
+PAGE_FOLDERS = ('original', 'input')  # where a set laid out as ../shared/data/extraction's keeps its pages
+
+
+def html_files(page_dir: Path) -> list[Path]:
+    """The HTML files of `page_dir`, or of its original/ or input/ folder when it holds none itself
+    (a set laid out as ../shared/data/extraction's: the pages beside their gold text)."""
+    for folder in (page_dir, *(page_dir / name for name in PAGE_FOLDERS)):
+        found = sorted(path for path in folder.glob('*') if path.suffix.lower() in HTML_SUFFIXES and path.is_file())
+        if found:
+            return found
+    sys.exit(f'no {", ".join(HTML_SUFFIXES)} files in {page_dir} or its {" or ".join(PAGE_FOLDERS)} folder: '
+             'give --page-dir a directory of HTML pages')
+
+
 def cwced_web(workdir: Path, pages: int, hosts: int, page_dir: Path | None = None) -> Web:
     """The CWCED pages (or those of `page_dir`) replicated under `pages` URLs on `hosts` hosts, as a
     WARC and a web directory `focal sandbox serve` reads (an empty search index: a round searches
     nothing). A web built before from the same files is reused."""
     name = 'cwced' if page_dir is None else page_dir.name
-    page_dir = page_dir or shared_data_dir() / 'extraction' / 'cwced' / 'original'
-    sources = sorted(path for path in page_dir.glob('*') if path.suffix.lower() in ('.html', '.htm'))
-    if not sources:
-        sys.exit(f'no .html or .htm pages in {page_dir}: give --page-dir a directory of HTML files')
+    sources = html_files(page_dir or shared_data_dir() / 'extraction' / 'cwced' / 'original')
     files = hashlib.sha256(repr([(path.name, path.stat().st_size) for path in sources]).encode()).hexdigest()[:8]
     web_dir = workdir / f'{name}-{files}-{pages}-{hosts}'
     urls = [f'http://news-{n % hosts:02d}.example.cn/2012/{1 + n // 28 % 12:02d}{1 + n % 28:02d}/{n:05d}.html'
@@ -454,8 +467,8 @@ def main():
     parser.add_argument('--pages', type=int, default=2000, help='URLs in the round (default: %(default)s)')
     parser.add_argument('--hosts', type=int, default=20, help='hosts of the CWCED copies (default: %(default)s)')
     parser.add_argument('--page-dir', type=Path, metavar='DIR',
-                        help='replicate the .html and .htm files of DIR (their bytes as they are) for the cwced web '
-                             'instead of the CWCED pages: a held-out set of real pages, say')
+                        help='replicate the HTML files of DIR, or of its original/ or input/ folder (their bytes as '
+                             'they are), for the cwced web instead of the CWCED pages: a held-out set of real pages, say')
     parser.add_argument('--modes', default=DEFAULT_MODES,
                         help='comma-separated MODE:WORKERS (Beam --direct_running_mode in_memory, multi_threading, '
                              'multi_processing; --direct_num_workers); the first is the correctness reference '
