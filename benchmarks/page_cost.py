@@ -13,7 +13,7 @@ what a crawl pays for pages whose menus it has met before, through normalize_url
 link words' caches).
 
 * extract: models.extract.extract_page (decode, parse, blocks, links, block model);
-* page tokens: text.tokenize of the extracted title and main text, as ExtractPagesFn does;
+* page tokens: text.term_counts of the extracted title and main text, as ExtractPagesFn does;
 * link words: text.recurring_terms of each link's anchor and context, text.url_terms of its URL.
 
 Run: .venv/bin/python benchmarks/page_cost.py [--steps extract,page-tokens,link-words]
@@ -54,7 +54,7 @@ def run_step(step: str, passes: int):
                 extract_page(body, url)
         elif step == 'page-tokens':
             for value in page_texts:
-                text.tokenize(value)
+                text.term_counts(value)
         else:
             for value in link_texts:
                 text.recurring_terms(value)
