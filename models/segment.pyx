@@ -1462,12 +1462,12 @@ def index_terms(list words, frozenset stop_words) -> list:
 def counted_terms(list tokens, list others, frozenset stop_words) -> tuple:
     """index_terms(put_back_words(tokens, others), stop_words) counted in one pass: (the distinct
     terms in order of first occurrence, joined by spaces; how often each occurs, as the bytes of an
-    array of 32-bit unsigned integers). `others` (None: no newline among the tokens) stands in for
+    array('I'): C unsigned ints). `others` (None: no newline among the tokens) stands in for
     each newline token; a space or another one-character token is never a term. A real page's
     ~3,000 tokens went through two lists and a Counter before."""
     cdef dict places = {}
     cdef list terms = []
-    cdef Py_ssize_t next_other = 0, length, place
+    cdef Py_ssize_t next_other = 0, place
     cdef object word, found
     cdef str token
     cdef Py_UCS4 character

@@ -67,9 +67,10 @@ class ExtractPagesFn(beam.DoFn):
     them distinct, and ~100 links with ~900 link terms; as a tuple per link, coding the record
     between the stages took ~0.3 ms of it. The page is counted once, here: the document
     frequencies need its distinct terms, TF-IDF and the pages table their counts (a Counter of a
-    page's tokens is ~0.15 ms, and was made three times), compiled (text.term_counts: its ~3,000
-    tokens, separators included, are filtered and counted without the lists between). Chinese is segmented with the topic's
-    keywords as whole words (`dictionary_words`, Topic.dictionary_words)."""
+    page's tokens is ~0.15 ms, and was made three times), compiled (text.term_counts: jieba's ~3,000
+    tokens of a real page, separators included, are filtered and counted without lists between).
+    Chinese is segmented with the topic's keywords as whole words (`dictionary_words`,
+    Topic.dictionary_words)."""
 
     def __init__(self, blocks: bool = False, dictionary_words: frozenset[str] = frozenset()):
         self.blocks = blocks
