@@ -1443,19 +1443,23 @@ def put_back_words(list tokens, list others) -> list:
     return words
 
 
+cdef inline bint _has_letter(str word):
+    """A letter among the word's characters (models.text._HAS_LETTER: alphanumeric but not a decimal digit)."""
+    cdef Py_UCS4 character
+    for character in word:
+        if _is_letter(character):
+            return True
+    return False
+
+
 def index_terms(list words, frozenset stop_words) -> list:
     """The words that are index terms (models.text.tokenize): two or more characters, not a stop
-    word, and a letter among them (models.text._HAS_LETTER: alphanumeric but not a decimal digit)."""
+    word, and a letter among them (_has_letter)."""
     cdef list terms = []
     cdef str word
-    cdef Py_UCS4 character
     for word in words:
-        if len(word) < 2 or word in stop_words:
-            continue
-        for character in word:
-            if _is_letter(character):
-                terms.append(word)
-                break
+        if len(word) >= 2 and word not in stop_words and _has_letter(word):
+            terms.append(word)
     return terms
 
 
@@ -1470,7 +1474,6 @@ def counted_terms(list tokens, list others, frozenset stop_words) -> tuple:
     cdef Py_ssize_t next_other = 0, place
     cdef object word, found
     cdef str token
-    cdef Py_UCS4 character
     cdef unsigned int* counts = <unsigned int*>PyMem_Malloc(max(1, len(tokens)) * sizeof(unsigned int))
     if counts == NULL:
         raise MemoryError()
@@ -1489,15 +1492,11 @@ def counted_terms(list tokens, list others, frozenset stop_words) -> tuple:
             if found is not None:
                 counts[<Py_ssize_t>found] += 1
                 continue
-            if word in stop_words:
-                continue
-            for character in <str>word:
-                if _is_letter(character):
-                    place = len(terms)
-                    places[word] = place
-                    terms.append(word)
-                    counts[place] = 1
-                    break
+            if word not in stop_words and _has_letter(word):
+                place = len(terms)
+                places[word] = place
+                terms.append(word)
+                counts[place] = 1
         return u' '.join(terms), PyBytes_FromStringAndSize(<char*>counts, len(terms) * sizeof(unsigned int))
     finally:
         PyMem_Free(counts)
