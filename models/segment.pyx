@@ -72,6 +72,7 @@ MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of
 MARKED_PAGE_SHARE = 0.5       # a marked container with half the page's text is its body, not a menu
 cdef enum:
     CONTEXT_CHARS = 50        # link context on each side of the anchor
+    NOSCRIPT_TEXT_CHARS = 200  # a <noscript> with this much text outside links is read (_has_fallback_text)
 
 
 # A kind's class/id words: words of four letters or more also match as a prefix ('advert' ->
@@ -393,6 +394,35 @@ cdef object _element_hint(xmlNode* node, str tag):
     if hint is None and tag in _TAG_HINTS:
         hint = None if tag in _ARTICLE_PARTS and _in_article(node) else _TAG_HINTS[tag]
     return hint
+
+
+cdef bint _has_fallback_text(xmlNode* top):
+    """At least NOSCRIPT_TEXT_CHARS visible characters (UTF-8 characters other than ASCII
+    whitespace) in the text below `top`, outside links and skipped elements: a <noscript> that is a
+    page's copy of its content for readers without scripts (Blogger's posts: the script that shows
+    them is a template), or that holds the rest of the page because a tag left open inside it made
+    the parser nest the page in it. Tracking pixels, ads and "enable JavaScript" notes stay out."""
+    cdef Py_ssize_t chars = 0
+    cdef const unsigned char* text
+    cdef xmlNode* node = top.children
+    while node is not NULL:
+        if node.type == tree.XML_TEXT_NODE and node.content is not NULL:
+            text = <const unsigned char*>node.content
+            while text[0]:
+                chars += (text[0] & 0xC0) != 0x80 and strchr(b' \t\n\r\f\v', text[0]) is NULL
+                text += 1
+            if chars >= NOSCRIPT_TEXT_CHARS:
+                return True
+        elif (node.type == tree.XML_ELEMENT_NODE and node.children is not NULL
+              and strcmp(<const char*>node.name, b'a') != 0 and _role(_tag(node)) != SKIPPED):
+            node = node.children
+            continue
+        while node is not top and node.next is NULL:
+            node = node.parent
+        if node is top:
+            return False
+        node = node.next
+    return False
 
 
 cdef bint _is_hidden(xmlNode* node):
@@ -747,7 +777,9 @@ cdef class _Walk:
         cdef int role = _role(tag)
         cdef Box box
         if role == SKIPPED:
-            return True
+            if strcmp(<const char*>node.name, b'noscript') != 0 or not _has_fallback_text(node):
+                return True
+            role = CONTAINER
         hidden = self.anchor is None and node is not self.top and _is_hidden(node)
         if (role == CONTAINER or hidden) and self.anchor is None and node is not self.top:
             box = (<Box>self.open_boxes[-1]).inside(node, tag, hidden)

@@ -357,6 +357,23 @@ def test_hidden_subtrees_are_never_content_but_their_links_keep_their_class():
                                   '/hidden-link.html': 'navigation'}
 
 
+def test_noscript_is_read_only_when_it_holds_text_outside_links():
+    # a tag left open in a <noscript> makes the parser nest the rest of the page in it
+    page = extract('<noscript><div id="nojs"></noscript><div id="main"><p>' + STORY + '</p></div>'
+                   '<ul><li><a href="/news/">News</a></li><li><a href="/sport/">Sport</a></li></ul>')
+    assert page.text == STORY.strip()
+    assert link_classes(page) == {'/news/': 'navigation', '/sport/': 'navigation'}
+    # a post shown by a script from a template, its copy for readers without scripts in a <noscript>
+    page = extract('<div itemprop="articleBody"><script type="text/template"><p>' + STORY + '</p></script>'
+                   '<noscript><p>' + STORY + '</p></noscript></div>')
+    assert page.text == STORY.strip()
+    # tracking pixels, ads and notes stay out, and so do their links
+    page = extract('<p>' + STORY + '</p><noscript><a href="http://ads.example.test/c?n=1">'
+                   '<img alt="Information" src="http://ads.example.test/v?n=1"></a></noscript>'
+                   '<noscript>Please enable JavaScript to see the comments.</noscript>')
+    assert page.text == STORY.strip() and page.links == []
+
+
 def test_a_mark_on_a_container_of_most_of_the_page_is_void():
     markup = ('<div id="{0}"><h1>Storm hits the coast</h1><p>{1}</p>'
               '<div class="shareBar"><a href="/share.html">Share this story</a></div>'
