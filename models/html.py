@@ -17,9 +17,11 @@ from models.segment import gb18030_utf8, han_counts, is_utf8
 
 
 # <meta charset>, <meta content="text/html; charset=...">, <?xml encoding=...?>, and the
-# encoding attribute of archive wrappers (CWCED's <text encoding="gb2312">); not accept-charset.
-_DECLARED_CHARSET = re.compile(rb'<[a-z?][^>]*?[\s;"\'](?:charset|encoding)\s*=\s*["\']?\s*([a-zA-Z0-9_.:-]+)',
-                               re.I)
+# encoding attribute of archive wrappers (CWCED's <text encoding="gb2312">); not accept-charset,
+# and not the charset of a <script> or <link>, which names the encoding of the file it loads (the
+# Wayback Machine puts <script charset="utf-8"> before a GB2312 page's own <meta>).
+_DECLARED_CHARSET = re.compile(rb'<(?:meta|\?xml|text)(?=\s)[^>]*?[\s;"\'](?:charset|encoding)\s*=\s*["\']?\s*'
+                               rb'([a-zA-Z0-9_.:-]+)', re.I)
 _BOMS = ((codecs.BOM_UTF8, 'utf-8'), (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))
 _SUPERSETS = {'gb2312': 'gb18030', 'gbk': 'gb18030', 'ascii': 'utf-8', 'iso8859-1': 'cp1252'}
 _ASCII_AS_IS = frozenset(('utf-8', 'cp1252', 'gb18030'))  # codecs that read ASCII bytes as ASCII

@@ -16,6 +16,15 @@ def test_meta_charset_decides_when_the_header_is_silent():
     assert encoding == 'gb18030' and '楼盘销售火爆' in text
 
 
+def test_a_script_s_or_a_form_s_charset_is_not_the_page_s():
+    # as the Wayback Machine serves an archived GB2312 page: its scripts first, then the page's <meta>
+    body = ('<html><head><script src="/_static/js/bundle-playback.js" charset="utf-8"></script>'
+            '<link rel="stylesheet" href="/a.css" charset="UTF-8">' + GBK_PAGE[12:]).encode('gbk')
+    assert html.decode(body) == (body.decode('gb18030'), 'gb18030')
+    assert html.detect_encoding(b'<form accept-charset="gbk"><p>plain</p></form>') == 'utf-8'
+    assert html.detect_encoding(b'<?xml version="1.0" encoding="gb2312"?><html></html>') == 'gb18030'
+
+
 def test_gbk_characters_beyond_gb2312_decode_under_a_gb2312_label():
     body = GBK_PAGE.replace('开发商', '开发商（镕）').encode('gbk')  # 镕 is GBK, not GB2312
     assert '镕' in html.decode(body)[0]
