@@ -236,10 +236,12 @@ def _canonical(links: list, hrefs: Hrefs) -> str | None:
 
 
 def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasures]) -> bool:
-    """The page's longest text-dense block is its article: navigation or noise marks on the
-    containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story) and
-    void. True when a mark was voided."""
-    dense = [measure.chars - measure.anchor_chars if measure.anchor_chars < LINK_DENSITY * measure.chars else 0
+    """The page's longest visible text-dense block is its article: navigation or noise marks on
+    the containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story)
+    and void. A hidden block is never the article (a consent dialog's texts, a script's data in a
+    hidden <div>). True when a mark was voided."""
+    dense = [measure.chars - measure.anchor_chars
+             if not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars else 0
              for measure in measures]
     longest = max(range(len(dense)), key=dense.__getitem__, default=None)
     if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:

@@ -507,6 +507,15 @@ def test_marks_around_the_longest_text_block_are_void():
     assert link_classes(page)['/tweet.html'] == 'noise' and link_classes(page)['/h1/'] == 'related'
 
 
+def test_a_hidden_block_is_never_the_longest_text_block():
+    """A consent dialog's texts or a script's data in a hidden <div> can be longer than the story:
+    the story's is still the longest block the reader sees, and a mark around it is void."""
+    markup = ('<article class="node node--promoted"><p>{0}</p></article>'
+              '<div class="consent-dialog" style="display:none"><p>{1}</p></div>')
+    page = extract(markup.format(STORY, 'PGRpdiBjbGFzcz0ic3AtZHNndm8gc3AtZHNndm8' * 40), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip()]
+
+
 def test_an_article_mark_voids_the_marks_around_it():
     """'article-body' (or itemprop articleBody) names the story's container: an ad layer around
     it is a mis-mark even for a story shorter than a long block, and the marks inside it hold."""
