@@ -538,6 +538,14 @@ def test_roles_and_component_names_mark_blocks():
     assert [block.kind for block in page.blocks] == ['navigation', 'noise', 'noise', 'content']
 
 
+def test_a_figure_caption_is_noise_not_main_text():
+    page = extract('<article><p>{0}</p><figure><img src="/storm.jpg" alt="Storm">'
+                   '<figcaption>Waves break over the sea wall on Monday. Photo: A. Reporter/Agency</figcaption>'
+                   '</figure><p>{0}</p></article>'.format(STORY), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip(), STORY.strip()]
+    assert [block.kind for block in page.blocks if 'Waves' in block.text] == ['noise']
+
+
 def test_a_json_ld_article_body_says_which_blocks_are_the_story():
     """A modern page: the story in short paragraphs wrapped one by one, a newsletter box and a
     teaser between them, and the full text in JSON-LD (HTML-escaped, in a @graph)."""
