@@ -6,6 +6,7 @@ the odd ids stay held out for `benchmarks/extraction.py --split test`. Blocks we
 the page's tokens, so a page counts once whatever its length, as in the macro F1 reported.
 
   .venv/bin/python benchmarks/train_block_model.py --cv 5     # grouped cross-validation, train half only
+  .venv/bin/python benchmarks/train_block_model.py --cv 5 --probabilities 0.5,0.4   # other content thresholds
   .venv/bin/python benchmarks/train_block_model.py            # fit on the train half, write block_model.json
 
 Cross-validation folds are whole pages, so a page's blocks never help predict each other.
@@ -20,6 +21,7 @@ import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
 
 from extraction_sets import Page, content_type, gold_shares, load_sets, score, token_list
+from models import block_model
 from models.block_model import MODEL_PATH, TreeEnsemble, decide_content, feature_rows
 from models.extract import Block, extract_page
 
@@ -63,25 +65,32 @@ def main_text(page: PageBlocks, model: TreeEnsemble | None) -> str:
     return '\n'.join(block.text for block, kept in zip(page.blocks, keep) if kept)
 
 
-def cross_validate(pages: list[PageBlocks], folds: int, parameters: dict):
-    """Macro F1 per set, rules vs model, each page predicted by a model that never saw it."""
-    texts = {}
-    for fold in range(folds):
-        held_out = pages[fold::folds]
-        model = fit([page for index, page in enumerate(pages) if index % folds != fold], parameters)
-        for page in held_out:
-            texts[id(page)] = main_text(page, model)
-    for set_name in dict.fromkeys(page.set_name for page in pages):
-        chosen = [page for page in pages if page.set_name == set_name]
-        rules = score([main_text(page, None) for page in chosen], [page.page for page in chosen]).macro[2]
-        model = score([texts[id(page)] for page in chosen], [page.page for page in chosen]).macro[2]
-        print(f'  {set_name:<16} rules {rules:.3f}  model {model:.3f}  ({model - rules:+.3f}, {len(chosen)} pages)')
+def cross_validate(pages: list[PageBlocks], folds: int, parameters: dict, probabilities: list[float]):
+    """Macro F1 per set, rules vs model, each page predicted by a model that never saw it, with
+    each of `probabilities` as block_model.CONTENT_PROBABILITY."""
+    models = [fit([page for index, page in enumerate(pages) if index % folds != fold], parameters)
+              for fold in range(folds)]
+    shipped = block_model.CONTENT_PROBABILITY
+    for probability in probabilities:
+        block_model.CONTENT_PROBABILITY = probability
+        texts = {id(page): main_text(page, models[index % folds]) for index, page in enumerate(pages)}
+        print(f' content from P >= {probability:g}:')
+        for set_name in dict.fromkeys(page.set_name for page in pages):
+            chosen = [page for page in pages if page.set_name == set_name]
+            rules = score([main_text(page, None) for page in chosen], [page.page for page in chosen]).macro[2]
+            model = score([texts[id(page)] for page in chosen], [page.page for page in chosen]).macro[2]
+            print(f'  {set_name:<16} rules {rules:.4f}  model {model:.4f}  ({model - rules:+.4f}, {len(chosen)} pages)')
+        print(f'  all pages        model {score([texts[id(page)] for page in pages], [page.page for page in pages]).macro[2]:.4f}')
+    block_model.CONTENT_PROBABILITY = shipped
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--cv', type=int, metavar='K', help='K-fold cross-validation on the train half; '
                         'writes nothing')
+    parser.add_argument('--probabilities', default='', metavar='P,P,...',
+                        help='with --cv, also these content thresholds (default: only the shipped '
+                             f'block_model.CONTENT_PROBABILITY, {block_model.CONTENT_PROBABILITY:g})')
     parser.add_argument('--trees', type=int, default=PARAMETERS['n_estimators'])
     parser.add_argument('--depth', type=int, default=PARAMETERS['max_depth'])
     parser.add_argument('--out', type=Path, default=MODEL_PATH, help=f'where to write (default {MODEL_PATH})')
@@ -94,7 +103,11 @@ def main():
           f'{sum(page.labels.sum() for page in pages) / blocks:.1%} main text')
     if args.cv:
         print(f'{args.cv}-fold cross-validation (whole pages), main-text macro F1, {parameters}:')
-        cross_validate(pages, args.cv, parameters)
+        try:
+            extra = [float(value) for value in args.probabilities.split(',') if value.strip()]
+        except ValueError:
+            parser.error(f'--probabilities takes numbers between 0 and 1 separated by commas, not {args.probabilities!r}')
+        cross_validate(pages, args.cv, parameters, list(dict.fromkeys([block_model.CONTENT_PROBABILITY, *extra])))
         return
     model = fit(pages, parameters)
     args.out.write_text(json.dumps(_rounded(model.to_json()), separators=(',', ':')) + '\n', encoding='utf-8')
