@@ -197,8 +197,8 @@ def evaluate_snippets(tests: Path, pages: list[tuple[Page, dict]]) -> None:
             held, missed = held + found, missed + len(item['with']) - found
             left_in += sum(_normalized(snippet) in text for snippet in item['without'])
         precision, recall = held / (held + left_in), held / (held + missed)
-        print(f'  {extractor_name:<12} {precision:6.3f} {recall:6.3f} {2 * precision * recall / (precision + recall):6.3f}'
-              f'   {speed:8.1f}')
+        f1 = 2 * precision * recall / (precision + recall)
+        print(f'  {extractor_name:<12} {precision:6.3f} {recall:6.3f} {f1:6.3f}   {speed:8.1f}')
 
 
 def main():

@@ -57,8 +57,9 @@ def fit(pages: list[PageBlocks], parameters: dict) -> TreeEnsemble:
 
 
 def main_text(page: PageBlocks, model: TreeEnsemble | None) -> str:
-    """The page's main text by the model (as models/extract.py uses it), or by the rules when
-    model is None."""
+    """The page's content blocks by the model (as models/extract.py uses it), or by the rules when
+    model is None. (Extract's page text also leaves out lines that are mostly a link: the same for
+    every model.)"""
     keep = np.array([block.kind == 'content' for block in page.blocks])
     if model is not None:
         keep = decide_content(page.rows, keep, model)
@@ -80,7 +81,8 @@ def cross_validate(pages: list[PageBlocks], folds: int, parameters: dict, probab
             rules = score([main_text(page, None) for page in chosen], [page.page for page in chosen]).macro[2]
             model = score([texts[id(page)] for page in chosen], [page.page for page in chosen]).macro[2]
             print(f'  {set_name:<16} rules {rules:.4f}  model {model:.4f}  ({model - rules:+.4f}, {len(chosen)} pages)')
-        print(f'  all pages        model {score([texts[id(page)] for page in pages], [page.page for page in pages]).macro[2]:.4f}')
+        every = score([texts[id(page)] for page in pages], [page.page for page in pages]).macro[2]
+        print(f'  all pages        model {every:.4f}')
     block_model.CONTENT_PROBABILITY = shipped
 
 
@@ -95,6 +97,10 @@ def main():
     parser.add_argument('--depth', type=int, default=PARAMETERS['max_depth'])
     parser.add_argument('--out', type=Path, default=MODEL_PATH, help=f'where to write (default {MODEL_PATH})')
     args = parser.parse_args()
+    try:
+        probabilities = [float(value) for value in args.probabilities.split(',') if value.strip()]
+    except ValueError:
+        parser.error(f'--probabilities takes numbers between 0 and 1 separated by commas, not {args.probabilities!r}')
     parameters = {**PARAMETERS, 'n_estimators': args.trees, 'max_depth': args.depth}
     pages = [page_blocks(set_name, page) for set_name, (set_pages, _) in load_sets('train').items()
              for page in set_pages]
@@ -103,11 +109,8 @@ def main():
           f'{sum(page.labels.sum() for page in pages) / blocks:.1%} main text')
     if args.cv:
         print(f'{args.cv}-fold cross-validation (whole pages), main-text macro F1, {parameters}:')
-        try:
-            extra = [float(value) for value in args.probabilities.split(',') if value.strip()]
-        except ValueError:
-            parser.error(f'--probabilities takes numbers between 0 and 1 separated by commas, not {args.probabilities!r}')
-        cross_validate(pages, args.cv, parameters, list(dict.fromkeys([block_model.CONTENT_PROBABILITY, *extra])))
+        cross_validate(pages, args.cv, parameters,
+                       list(dict.fromkeys([block_model.CONTENT_PROBABILITY, *probabilities])))
         return
     model = fit(pages, parameters)
     args.out.write_text(json.dumps(_rounded(model.to_json()), separators=(',', ':')) + '\n', encoding='utf-8')

@@ -4,7 +4,8 @@ SSAPS scores a page block by block (ARCHITECTURE.md, Blocks): links in related-l
 their anchor's relevance, navigation blocks a constant, noise blocks nothing. Segmentation and
 rules take one walk over the tree; then a small trained model (models/block_model.py) decides
 content or noise among the blocks the rules found text-dense. Main text = the content blocks in
-document order, a line per paragraph or heading.
+document order, a line per paragraph or heading, but the lines that are mostly a link ('Read
+also: <a>another story</a>').
 
 Blocks are the containers (div, td, ul, ...) that hold text or links, innermost first, with two
 exceptions that keep a block whole: a container with at most one link and a line or two of text
@@ -52,6 +53,7 @@ _HEADING_WORDS = (
 )
 
 LINK_DENSITY = 0.5            # anchor share of a block's text from which it is a link list
+LINK_LINE_SHARE = 0.8         # anchor share of a content block's line from which it is not the story's
 HEADING_LINK_DENSITY = 0.3    # a heading names a block of links, not an article's first line
 MAX_HEADING_CHARS = 40
 SHORT_ANCHOR_CHARS = 6        # a menu's mean anchor length: Chinese characters ...
@@ -135,7 +137,8 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         blocks = _model_classes(blocks, measures)
         blocks = _structured_window(blocks, measures, _structured_body(landmarks.scripts), headlines)
     return ExtractedPage(
-        title=_title(landmarks), text='\n'.join(block.text for block in blocks if block.kind == 'content'),
+        title=_title(landmarks),
+        text='\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines)),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
         canonical=_canonical(landmarks.links, hrefs), encoding=encoding, links=_distinct_links(blocks),
         blocks=blocks, measures=measures)
@@ -318,6 +321,23 @@ def _article_window(blocks: list[Block], chars: list[int], headlines: str = '') 
                      if blocks[index].kind == 'content' and _is_headline(blocks[index], headlines)), first)
     return [block if block.kind != 'content' or headline <= index <= last else _reclassed(block, 'noise')
             for index, block in enumerate(blocks)]
+
+
+def _story_lines(block: Block, headlines: str) -> list[str]:
+    """The lines of a content block that are the story's: not a line that is mostly a link's
+    anchor (LINK_LINE_SHARE of its visible characters), as 'Read also: <a>another story</a>' or a
+    teaser's headline inside an article are; the page's own headline stays (many sites link it to
+    the page itself)."""
+    if not block.links:
+        return block.text.split('\n')
+    anchors = [link.anchor for link in block.links if link.anchor]
+    lines = []
+    for line in block.text.split('\n'):
+        visible = len(line) - line.count(' ')  # lines are whitespace-collapsed
+        linked = sum(len(anchor) - anchor.count(' ') for anchor in anchors if anchor in line)
+        if linked < LINK_LINE_SHARE * visible or (len(line) >= MIN_HEADLINE_CHARS and line.lower() in headlines):
+            lines.append(line)
+    return lines
 
 
 def _structured_body(scripts: list) -> str:

@@ -546,6 +546,20 @@ def test_a_figure_caption_is_noise_not_main_text():
     assert [block.kind for block in page.blocks if 'Waves' in block.text] == ['noise']
 
 
+def test_lines_that_are_mostly_a_link_are_not_main_text_but_the_linked_headline_is():
+    floods = 'Flood warnings issued for the whole of the coast as the rivers rise'
+    page = extract('<html><head><title>Storm hits the coast | The Paper</title></head><body><article>'
+                   '<h1><a href="/world/2024/storm.html">Storm hits the coast</a></h1><p>{0}</p>'
+                   '<p>Read also: <a href="/news/flood-warnings.html">{1}</a></p>'
+                   '<p>{0} The <a href="/weather/office.html">weather office</a> said so.</p>'
+                   '</article></body></html>'.format(STORY, floods), rules_only=True)
+    assert page.text.splitlines() == ['Storm hits the coast', STORY.strip(),
+                                      STORY.strip() + ' The weather office said so.']
+    story = next(block for block in page.blocks if block.kind == 'content')
+    assert f'Read also: {floods}' in story.text.splitlines()  # the block keeps it
+    assert link_classes(page)['/news/flood-warnings.html'] == 'content'
+
+
 def test_a_json_ld_article_body_says_which_blocks_are_the_story():
     """A modern page: the story in short paragraphs wrapped one by one, a newsletter box and a
     teaser between them, and the full text in JSON-LD (HTML-escaped, in a @graph)."""
