@@ -145,6 +145,8 @@ def _attribute_hint(str attributes):
     word, not a regular expression's search per kind (~6 us a value of Dragnet's pages)."""
     cdef Py_ssize_t best = len(_CLASS_KINDS), kind
     cdef str word
+    if '__' in attributes:
+        attributes = ' '.join([_without_module_hash(name) for name in attributes.split()])
     for word in hint_words(attributes):
         kind = _WHOLE_CLASS_WORDS.get(word, best)
         if len(word) >= PREFIX_CHARS:
@@ -156,6 +158,15 @@ def _attribute_hint(str attributes):
             if best == 0:
                 break
     return _CLASS_KINDS[best] if best < len(_CLASS_KINDS) else None
+
+
+cdef str _without_module_hash(str name):
+    """A class name as CSS Modules make it (Next.js: file, name and a five-character hash,
+    'BasePageLayout_Main__2pNav') without its hash, whose random letters can spell a class word
+    ('Nav' made a page's <main> navigation); a BEM element ('article__share', 'post_list__title':
+    one lower-case word) keeps its name."""
+    head, _, tail = name.rpartition('__')
+    return head if len(tail) == 5 and '_' in head and not tail.islower() else name
 
 
 cdef inline bint _is_ascii_capital(Py_UCS4 character):

@@ -129,6 +129,15 @@ def test_class_words_match_whole_tokens_and_camel_case():
     assert [block.kind for block in page.blocks] == ['content', 'related', 'noise']  # 'head', 'add' are not 'ad'
 
 
+def test_a_css_module_class_name_s_hash_is_not_a_class_word():
+    """Next.js's CSS Modules name a class file_name__hash: 'Nav' in a random hash is not a menu,
+    'Ad' in a class's own name is an ad, and BEM's block__element keeps its element."""
+    markup = ('<main class="BasePageLayout_Main__2pNav"><p>{0}</p></main>'
+              '<div class="Ad_Slot__x9kQ1"><p>Buy a new car today, the best prices in town.</p></div>'
+              '<div class="article__share"><p>Share this story with your friends today.</p></div>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content', 'noise', 'noise']
+
 def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     """The compiled lookup of a class/id value's words names the kind the rule's regular
     expressions name: words split as the _TOKEN expression finds them, a kind's short words whole
