@@ -26,7 +26,7 @@ from models.block_model import MODEL_PATH, TreeEnsemble, decide_content, feature
 from models.extract import Block, extract_page
 
 GOLD_SHARE = 0.5    # of a block's tokens, from which it is main text
-PARAMETERS = {'n_estimators': 120, 'max_depth': 3, 'learning_rate': 0.1, 'subsample': 0.8,
+PARAMETERS = {'n_estimators': 120, 'max_depth': 3, 'learning_rate': 0.1, 'subsample': 1.0,
               'min_samples_leaf': 20, 'random_state': 0}
 
 

@@ -3,7 +3,10 @@
 Charset order: a byte-order mark (it beats the header, as in the HTML standard), the HTTP
 header, the page's own declaration, strict UTF-8, strict GB18030 when the result is Chinese (GBK
 is common in Chinese pages and generic detectors mistake it for Cyrillic), then charset-normalizer
-(the requests stack's detector). GB2312 and GBK labels are decoded as GB18030, their superset,
+(the requests stack's detector). A page whose bytes are valid UTF-8 beyond ASCII is read as UTF-8
+even when its <meta> names another charset: pages re-encoded to UTF-8 keep their old <meta>
+(five of Dragnet's 691 say ISO-8859-1), and text in GBK or a Latin code page is almost never valid
+UTF-8 by chance. GB2312 and GBK labels are decoded as GB18030, their superset,
 because pages labelled GB2312 routinely use GBK characters.
 """
 import codecs
@@ -63,10 +66,12 @@ def detect_encoding(body: bytes, declared: str | None = None) -> str:
     for bom, name in _BOMS:
         if body.startswith(bom):
             return name
-    for label in (declared, _page_charset(body)):
-        name = codec_name(label)
-        if name:
-            return name
+    name = codec_name(declared)
+    if name:
+        return name
+    name = codec_name(_page_charset(body))
+    if name:  # but valid UTF-8 beyond ASCII is that, whatever an old <meta> says (see the docstring)
+        return 'utf-8' if name != 'utf-8' and not body.isascii() and is_utf8(body) else name
     for candidate in ('utf-8', 'gb18030'):
         if _decodes_as(body, candidate):
             return candidate

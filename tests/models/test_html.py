@@ -25,6 +25,16 @@ def test_a_script_s_or_a_form_s_charset_is_not_the_page_s():
     assert html.detect_encoding(b'<?xml version="1.0" encoding="gb2312"?><html></html>') == 'gb18030'
 
 
+def test_valid_utf8_beyond_ascii_beats_an_old_meta_but_not_the_header():
+    # re-encoded to UTF-8, the page kept its ISO-8859-1 (or GB2312) <meta>
+    for meta in ('iso-8859-1', 'gb2312'):
+        body = f'<meta charset="{meta}"><p>Café crème, 楼盘销售火爆</p>'.encode('utf-8')
+        assert html.decode(body) == (body.decode('utf-8'), 'utf-8')
+        assert html.decode(body, declared=meta)[1] == html.codec_name(meta)  # a server's word stands
+    assert html.decode(GBK_PAGE.encode('gbk'))[1] == 'gb18030'  # GBK bytes are not valid UTF-8
+    assert html.detect_encoding('<meta charset="iso-8859-1"><p>Café</p>'.encode('latin-1')) == 'cp1252'
+
+
 def test_gbk_characters_beyond_gb2312_decode_under_a_gb2312_label():
     body = GBK_PAGE.replace('开发商', '开发商（镕）').encode('gbk')  # 镕 is GBK, not GB2312
     assert '镕' in html.decode(body)[0]
