@@ -25,8 +25,10 @@ first long block (but the headline lines right before it) or after the last one 
 the main text is the article; every block stays in `blocks`. Last, a JSON-LD articleBody (what
 news sites give search engines) names the story's blocks outright (_structured_window).
 """
+import bisect
 import dataclasses
 import html
+import itertools
 import json
 import re
 import threading
@@ -54,6 +56,7 @@ _HEADING_WORDS = (
 
 LINK_DENSITY = 0.5            # anchor share of a block's text from which it is a link list
 LINK_LINE_SHARE = 0.8         # anchor share of a content block's line from which it is not the story's
+MAX_ANCHOR_MISSES = 50        # anchors not found in their block's text before the rest are not looked for
 HEADING_LINK_DENSITY = 0.3    # a heading names a block of links, not an article's first line
 MAX_HEADING_CHARS = 40
 SHORT_ANCHOR_CHARS = 6        # a menu's mean anchor length: Chinese characters ...
@@ -327,17 +330,26 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
     """The lines of a content block that are the story's: not a line that is mostly a link's
     anchor (LINK_LINE_SHARE of its visible characters), as 'Read also: <a>another story</a>' or a
     teaser's headline inside an article are; the page's own headline stays (many sites link it to
-    the page itself)."""
+    the page itself). Each anchor is found in the text after the one before (links are in document
+    order), so a block's lines and links take one pass, not one search per pair; after
+    MAX_ANCHOR_MISSES anchors not in the text (an image's alt), the rest are not looked for."""
+    lines = block.text.split('\n')
     if not block.links:
-        return block.text.split('\n')
-    anchors = [link.anchor for link in block.links if link.anchor]
-    lines = []
-    for line in block.text.split('\n'):
-        visible = len(line) - line.count(' ')  # lines are whitespace-collapsed
-        linked = sum(len(anchor) - anchor.count(' ') for anchor in anchors if anchor in line)
-        if linked < LINK_LINE_SHARE * visible or (len(line) >= MIN_HEADLINE_CHARS and line.lower() in headlines):
-            lines.append(line)
-    return lines
+        return lines
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    linked, position, misses = [0] * len(lines), 0, 0
+    for link in block.links:
+        found = block.text.find(link.anchor, position) if link.anchor else -1
+        if found < 0:
+            misses += 1
+            if misses > MAX_ANCHOR_MISSES:
+                break
+            continue
+        linked[bisect.bisect_right(starts, found) - 1] += len(link.anchor) - link.anchor.count(' ')
+        position = found + len(link.anchor)
+    return [line for line, anchors in zip(lines, linked)
+            if anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
+            or (len(line) >= MIN_HEADLINE_CHARS and line.lower() in headlines)]
 
 
 def _structured_body(scripts: list) -> str:
