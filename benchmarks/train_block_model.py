@@ -56,25 +56,24 @@ def fit(pages: list[PageBlocks], parameters: dict) -> TreeEnsemble:
     return TreeEnsemble.from_sklearn(GradientBoostingClassifier(**parameters).fit(rows, labels, weights))
 
 
-def main_text(page: PageBlocks, model: TreeEnsemble | None) -> str:
-    """The page's content blocks by the model (as models/extract.py uses it), or by the rules when
-    model is None. (Extract's page text also leaves out lines that are mostly a link: the same for
-    every model.)"""
+def main_text(page: PageBlocks, model: TreeEnsemble | None,
+              probability: float = block_model.CONTENT_PROBABILITY) -> str:
+    """The page's content blocks by the model (as models/extract.py uses it, content from
+    `probability` up), or by the rules when model is None. (Extract's page text also leaves out
+    lines that are mostly a link: the same for every model.)"""
     keep = np.array([block.kind == 'content' for block in page.blocks])
     if model is not None:
-        keep = decide_content(page.rows, keep, model)
+        keep = decide_content(page.rows, keep, model, probability)
     return '\n'.join(block.text for block, kept in zip(page.blocks, keep) if kept)
 
 
 def cross_validate(pages: list[PageBlocks], folds: int, parameters: dict, probabilities: list[float]):
     """Macro F1 per set, rules vs model, each page predicted by a model that never saw it, with
-    each of `probabilities` as block_model.CONTENT_PROBABILITY."""
+    content from each of `probabilities` up."""
     models = [fit([page for index, page in enumerate(pages) if index % folds != fold], parameters)
               for fold in range(folds)]
-    shipped = block_model.CONTENT_PROBABILITY
     for probability in probabilities:
-        block_model.CONTENT_PROBABILITY = probability
-        texts = {id(page): main_text(page, models[index % folds]) for index, page in enumerate(pages)}
+        texts = {id(page): main_text(page, models[index % folds], probability) for index, page in enumerate(pages)}
         print(f' content from P >= {probability:g}:')
         for set_name in dict.fromkeys(page.set_name for page in pages):
             chosen = [page for page in pages if page.set_name == set_name]
@@ -83,7 +82,6 @@ def cross_validate(pages: list[PageBlocks], folds: int, parameters: dict, probab
             print(f'  {set_name:<16} rules {rules:.4f}  model {model:.4f}  ({model - rules:+.4f}, {len(chosen)} pages)')
         every = score([texts[id(page)] for page in pages], [page.page for page in pages]).macro[2]
         print(f'  all pages        model {every:.4f}')
-    block_model.CONTENT_PROBABILITY = shipped
 
 
 def main():

@@ -138,15 +138,17 @@ class TreeEnsemble:
         return cls(FEATURES, math.log(prior / (1 - prior)), model.learning_rate, trees)
 
 
-def decide_content(rows: np.ndarray, is_content: np.ndarray, model: 'TreeEnsemble | None' = None) -> np.ndarray:
+def decide_content(rows: np.ndarray, is_content: np.ndarray, model: 'TreeEnsemble | None' = None,
+                   probability: float = CONTENT_PROBABILITY) -> np.ndarray:
     """Which blocks of a page are content. The model decides among the blocks the rules found
-    text-dense (rule_content); the others keep is_content (the rules' answer). A page the model
-    would leave with no content keeps the rules' answer: a short brief is still its own main text."""
+    text-dense (rule_content), content from `probability` up; the others keep is_content (the
+    rules' answer). A page the model would leave with no content keeps the rules' answer: a short
+    brief is still its own main text."""
     dense = rows[:, FEATURES.index('rule_content')] > 0 if len(rows) else np.zeros(0, dtype=bool)
     if not dense.any():
         return is_content
     decided = is_content.copy()  # the trees walk only the dense blocks' rows: a third of a real page's
-    decided[dense] = (model or content_model()).content_probability(rows[dense]) >= CONTENT_PROBABILITY
+    decided[dense] = (model or content_model()).content_probability(rows[dense]) >= probability
     return decided if decided.any() or not is_content.any() else is_content
 
 
