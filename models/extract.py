@@ -301,7 +301,13 @@ def _headlines(landmarks: _Landmarks) -> str:
 
 def _is_headline(block: Block, headlines: str) -> bool:
     """The block's first line is the page's headline."""
-    line = block.text.split('\n', 1)[0].lower()
+    return _is_headline_line(block.text.split('\n', 1)[0], headlines)
+
+
+def _is_headline_line(line: str, headlines: str) -> bool:
+    """The line is the page's headline: found in its <title> or first <h1> (_headlines), and not
+    a one-word site name."""
+    line = line.lower()
     return len(line) >= MIN_HEADLINE_CHARS and line in headlines
 
 
@@ -349,7 +355,7 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
         position = found + len(link.anchor)
     return [line for line, anchors in zip(lines, linked)
             if anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
-            or (len(line) >= MIN_HEADLINE_CHARS and line.lower() in headlines)]
+            or _is_headline_line(line, headlines)]
 
 
 def _structured_body(scripts: list) -> str:
