@@ -48,6 +48,7 @@ except ImportError as missing:
 from extraction_sets import L3S_LABELS, NO_LABEL, Page, aligned, content_type, load_sets, score, token_stream
 from models.extract import Block, extract_page
 from models.html import decode
+from models.segment import collapse
 
 _XML_DECLARATION = re.compile(r'^\s*<\?xml[^>]*\?>')
 
@@ -180,10 +181,6 @@ def snippet_pages(tests: Path) -> list[tuple[Page, dict]]:
     return pages
 
 
-def _normalized(text: str) -> str:
-    return ' '.join(text.split())
-
-
 def evaluate_snippets(tests: Path, pages: list[tuple[Page, dict]]) -> None:
     """Focal and trafilatura on trafilatura's evaluation set: snippet precision, recall, F1."""
     print(f'\ntrafilatura\'s evaluation set ({tests}): {len(pages)} pages, '
@@ -194,10 +191,10 @@ def evaluate_snippets(tests: Path, pages: list[tuple[Page, dict]]) -> None:
         texts, speed = timed_run(EXTRACTORS[extractor_name], [page for page, _ in pages])
         held = left_in = missed = 0
         for text, (_, item) in zip(texts, pages):
-            text = _normalized(text)
-            found = sum(_normalized(snippet) in text for snippet in item['with'])
+            text = collapse(text)
+            found = sum(collapse(snippet) in text for snippet in item['with'])
             held, missed = held + found, missed + len(item['with']) - found
-            left_in += sum(_normalized(snippet) in text for snippet in item['without'])
+            left_in += sum(collapse(snippet) in text for snippet in item['without'])
         precision, recall = held / (held + left_in), held / (held + missed)
         f1 = 2 * precision * recall / (precision + recall)
         print(f'  {extractor_name:<12} {precision:6.3f} {recall:6.3f} {f1:6.3f}   {speed:8.1f}')
