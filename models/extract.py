@@ -38,7 +38,7 @@ from urllib.parse import urljoin
 import numpy as np
 from lxml import etree
 
-from models.block_model import BlockMeasures, decide_content, feature_rows, text_measures
+from models.block_model import BlockMeasures, decide_content, density_stop_words, feature_rows, text_measures
 from models.html import header_charset, utf8_markup
 from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, layout, segment, void_marks
 from models.text import is_chinese
@@ -127,9 +127,10 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     body_element = root.find('body')
     boxes = segment(root if body_element is None else body_element, hrefs)
     layouts = [layout(box) for box in boxes]  # what a box reads does not depend on its marks
-    finished = [_finish(box, laid_out) for box, laid_out in zip(boxes, layouts)]
+    words = density_stop_words(root.get('lang') or root.get('xml:lang'), (laid_out[1] for laid_out in layouts))
+    finished = [_finish(box, laid_out, words) for box, laid_out in zip(boxes, layouts)]
     if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
-        finished = [_finish(box, laid_out) if box.mark is not None else done
+        finished = [_finish(box, laid_out, words) if box.mark is not None else done
                     for box, laid_out, done in zip(boxes, layouts, finished)]
     measures = [measure for _, measure in finished]
     headlines = _headlines(landmarks)
@@ -256,13 +257,14 @@ def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasu
     return True
 
 
-def _finish(box: Box, laid_out: tuple) -> tuple[Block, BlockMeasures]:
+def _finish(box: Box, laid_out: tuple, stop_words: frozenset) -> tuple[Block, BlockMeasures]:
     """The box's text (a line per paragraph), its class, its links with their context, and what
-    the block model measures of it; `laid_out`: the box's layout."""
+    the block model measures of it; `laid_out`: the box's layout; `stop_words`: of the page's
+    language (density_stop_words)."""
     raw, text, text_chars, anchor_chars, anchors, links = laid_out
     kind = _classify(box, raw, text_chars, anchor_chars, anchors)
     block = Block(kind, text, [ExtractedLink(url, anchor, context, kind) for url, anchor, context in links])
-    lines, density, punctuation = text_measures(text)
+    lines, density, punctuation = text_measures(text, stop_words)
     # BlockMeasures' fields in order: made with keywords, it took three times as long (~80 blocks a page)
     measures = BlockMeasures(text_chars, anchor_chars, len(anchors), raw.count(PARAGRAPH), raw.count(LIST_ITEM),
                              raw.count(HEADING), box.tag, box.depth, box.marker, box.related_marker, box.article,

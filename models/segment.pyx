@@ -1202,7 +1202,9 @@ cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* s
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef uint64_t[2] key
-    _use_packed_words(stop_words)
+    cdef c_array table = _packed_table(stop_words)
+    cdef const uint64_t* slots = <const uint64_t*>table.data.as_ulonglongs
+    cdef Py_ssize_t mask = len(table) // 2 - 1
     stops[0] = 0
     while index < length:
         if not _is_letter(PyUnicode_READ(kind, data, index)):
@@ -1219,7 +1221,7 @@ cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* s
                 index += 1
         words += 1
         if _packed(kind, data, start, index, lower, key):
-            stops[0] += _is_packed_word(key)
+            stops[0] += _is_packed_word(slots, mask, key)
         else:
             word = text[start:index]
             stops[0] += (word.lower() if lower else word) in stop_words
@@ -1228,10 +1230,11 @@ cdef Py_ssize_t _latin_word_counts(str text, frozenset stop_words, Py_ssize_t* s
 
 cdef enum:
     PACKED_CHARS = 16  # a word of up to 16 ASCII characters packs into two 64-bit integers, a byte each
+    MAX_PACKED_TABLES = 64
 
-cdef object _packed_for = None        # the set whose short ASCII words _packed_words holds
-cdef uint64_t* _packed_words = NULL   # open addressing: a (low, high) pair a slot, (0, 0) empty
-cdef Py_ssize_t _packed_mask = 0      # slots - 1, slots a power of two
+# A stop-word set -> its short ASCII words packed (_packed_table): array('Q') of (low, high) pairs,
+# a pair a slot of an open-addressing table, (0, 0) empty, slots a power of two.
+cdef dict _packed_tables = {}
 
 
 cdef inline bint _packed(int kind, void* data, Py_ssize_t start, Py_ssize_t end, bint lower, uint64_t* key):
@@ -1253,45 +1256,46 @@ cdef inline bint _packed(int kind, void* data, Py_ssize_t start, Py_ssize_t end,
     return True
 
 
-cdef inline Py_ssize_t _packed_slot(const uint64_t* key):
+cdef inline Py_ssize_t _packed_slot(const uint64_t* key, Py_ssize_t mask):
     cdef uint64_t mixed = key[0] * <uint64_t>0x9E3779B97F4A7C15 ^ key[1] * <uint64_t>0xC2B2AE3D27D4EB4F
-    return <Py_ssize_t>((mixed ^ (mixed >> 29)) & <uint64_t>_packed_mask)
+    return <Py_ssize_t>((mixed ^ (mixed >> 29)) & <uint64_t>mask)
 
 
-cdef bint _is_packed_word(const uint64_t* key):
-    cdef Py_ssize_t slot = _packed_slot(key)
-    while _packed_words[2 * slot] or _packed_words[2 * slot + 1]:
-        if _packed_words[2 * slot] == key[0] and _packed_words[2 * slot + 1] == key[1]:
+cdef bint _is_packed_word(const uint64_t* slots, Py_ssize_t mask, const uint64_t* key):
+    cdef Py_ssize_t slot = _packed_slot(key, mask)
+    while slots[2 * slot] or slots[2 * slot + 1]:
+        if slots[2 * slot] == key[0] and slots[2 * slot + 1] == key[1]:
             return True
-        slot = (slot + 1) & _packed_mask
+        slot = (slot + 1) & mask
     return False
 
 
-cdef int _use_packed_words(frozenset words) except -1:
-    """Packs the words of `words` that are PACKED_CHARS ASCII characters or fewer into the table
-    _is_packed_word reads, unless it holds that set's already (a process asks with one set)."""
-    global _packed_for, _packed_words, _packed_mask
-    if words is _packed_for:
-        return 0
+cdef c_array _packed_table(frozenset words):
+    """The words of `words` that are PACKED_CHARS ASCII characters or fewer, packed into the table
+    _is_packed_word reads; made once for each set a process asks with (a page's blocks ask with
+    its language's, models/block_model.py density_stop_words), and kept: a reader holds its own
+    reference, so another thread's set never frees the table under it."""
+    cdef c_array table = _packed_tables.get(words)
+    if table is not None:
+        return table
     cdef list short = [word for word in words if word.isascii() and 0 < len(<str>word) <= PACKED_CHARS]
-    cdef Py_ssize_t slots = 16, slot
+    cdef Py_ssize_t slots = 16, slot, mask
     while slots < 4 * len(short):
         slots *= 2
-    cdef uint64_t* table = <uint64_t*>PyMem_Malloc(2 * slots * sizeof(uint64_t))
-    if table is NULL:
-        raise MemoryError()
-    memset(table, 0, 2 * slots * sizeof(uint64_t))
-    PyMem_Free(_packed_words)
-    _packed_words, _packed_mask, _packed_for = table, slots - 1, words
+    table, mask = array('Q', bytes(16 * slots)), slots - 1
+    cdef uint64_t* cells = table.data.as_ulonglongs
     cdef uint64_t[2] key
     cdef str word
     for word in short:
         _packed(PyUnicode_KIND(word), PyUnicode_DATA(word), 0, len(word), False, key)
-        slot = _packed_slot(key)
-        while table[2 * slot] or table[2 * slot + 1]:
-            slot = (slot + 1) & _packed_mask
-        table[2 * slot], table[2 * slot + 1] = key[0], key[1]
-    return 0
+        slot = _packed_slot(key, mask)
+        while cells[2 * slot] or cells[2 * slot + 1]:
+            slot = (slot + 1) & mask
+        cells[2 * slot], cells[2 * slot + 1] = key[0], key[1]
+    if len(_packed_tables) >= MAX_PACKED_TABLES:  # a caller of many sets: start again, not grow
+        _packed_tables.clear()
+    _packed_tables[words] = table
+    return table
 
 
 def text_measures(str text, str function_characters, str marks, frozenset stop_words) -> tuple:

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import math
 import random
@@ -11,10 +12,10 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
 from models.block_model import (_LATIN_WORD, FEATURES, MODEL_PATH, BlockMeasures, TreeEnsemble, content_model,
-                                decide_content, feature_rows, text_measures)
+                                decide_content, density_stop_words, feature_rows, text_measures)
 from models.extract import extract_page
 from models.segment import han_counts, latin_word_counts
-from models.text import HAN_RANGES
+from models.text import HAN_RANGES, stop_words
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,6 +40,40 @@ def test_stop_word_density_tells_running_text_from_menus_in_both_languages():
     assert stop_word_density('首页 国内 国际 体育 财经') == 0.0
     assert stop_word_density('') == 0.0
     assert stop_word_density('iPhone手机价格的') == pytest.approx(1 / 5)  # Han characters outnumber words
+
+
+GERMAN = ('Der Sturm hat am Montag die Küste erreicht, und es hat den ganzen Tag geregnet. Die Feuerwehr '
+          'war mit allen Kräften im Einsatz, weil viele Keller unter Wasser standen.')
+ENGLISH = 'The storm hit the coast on Monday and it rained for a day. Many cellars were under water.'
+
+
+def test_a_page_is_measured_with_the_stop_words_of_its_language():
+    """A German paragraph has few English stop words and measured like a menu: a page that declares
+    a language of DENSITY_LANGUAGES (any region, any case) and holds more of its stop words than of
+    the English ones is measured with its own; an English page whose template says lang="de",
+    a page in another language (or none declared) with the English and Chinese ones of tokenising."""
+    german = density_stop_words('de-AT', [GERMAN])
+    assert {'und', 'die', 'der', 'für'} <= german and 'the' not in german
+    assert text_measures(GERMAN, german)[1] > 0.4 > 0.1 > text_measures(GERMAN)[1]
+    assert text_measures('Nachrichten Politik Wirtschaft Sport Kultur', german)[1] == 0.0
+    for language in ('DE', 'de_DE', ' de-ch '):
+        assert density_stop_words(language, [GERMAN]) is german
+    assert {'og', 'ikke'} <= density_stop_words('nb', ['Det var en gang en mann som ikke hadde noe hus og ingen venner.'])
+    for language, texts in (('de', [ENGLISH]), ('de', []), (None, [GERMAN]), ('', [GERMAN]), ('en-GB', [GERMAN]),
+                            ('zh-CN', [GERMAN]), ('ja', [GERMAN]), ('x-klingon', [GERMAN])):
+        assert density_stop_words(language, texts) is stop_words(), language
+
+
+def test_extraction_measures_a_page_by_its_declared_language():
+    """The same German story, with and without lang="de": its block's density is German's, and
+    every other measure is the same."""
+    def story_measures(html_attributes):
+        page = extract_page(f'<html{html_attributes}><body><div><p>{GERMAN}</p><p>{GERMAN}</p></div>'
+                            f'</body></html>'.encode(), 'http://example.com/')
+        return next(measure for block, measure in zip(page.blocks, page.measures) if GERMAN[:20] in block.text)
+    declared, undeclared = story_measures(' lang="de"'), story_measures('')
+    assert declared.stop_word_density > 0.4 > 0.1 > undeclared.stop_word_density
+    assert dataclasses.replace(declared, stop_word_density=0) == dataclasses.replace(undeclared, stop_word_density=0)
 
 
 def test_the_text_measures_read_in_one_pass_are_the_regular_expressions_ones():
@@ -70,12 +105,14 @@ def test_latin_words_counted_in_one_pass_are_the_regular_expressions_words():
         words = _LATIN_WORD.findall(text)
         assert latin_word_counts(text, stop) == (len(words), sum(word in stop for word in words)), text
     # short ASCII words are looked up packed, longer ones as strings: words around 16 characters,
-    # capitals (the set is asked as it is), and another set asked in turn
+    # capitals (the set is asked as it is), another set asked in turn, and more sets than the
+    # packed tables kept (MAX_PACKED_TABLES: they are packed again)
     long_stop = frozenset({'a' * 15, 'b' * 16, 'c' * 17, "abcdefgh'ijklmno", 'Case', 'é' * 3})
     pieces = ['a' * 15, 'b' * 16, 'c' * 17, 'a', 'b', 'c', "'", ' ', 'Case', 'case', 'é', 'É', '\n']
-    for _ in range(3000):
+    many = [frozenset(rng.sample(pieces[:6] + ['Case', 'case', 'é'], 3)) for _ in range(100)]
+    for turn in range(3000):
         text = ''.join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
-        for words_in in (long_stop, stop):
+        for words_in in (long_stop, stop, many[turn % len(many)]):
             words = _LATIN_WORD.findall(text)
             assert latin_word_counts(text, words_in) == (len(words), sum(word in words_in for word in words)), text
 
