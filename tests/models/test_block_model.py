@@ -65,14 +65,15 @@ def test_a_page_is_measured_with_the_stop_words_of_its_language():
 
 
 def test_extraction_measures_a_page_by_its_declared_language():
-    """The same German story, with and without lang="de": its block's density is German's, and
-    every other measure is the same."""
+    """The same German story, with and without lang="de" (or XHTML's xml:lang): its block's
+    density is German's, and every other measure is the same."""
     def story_measures(html_attributes):
         page = extract_page(f'<html{html_attributes}><body><div><p>{GERMAN}</p><p>{GERMAN}</p></div>'
                             f'</body></html>'.encode(), 'http://example.com/')
         return next(measure for block, measure in zip(page.blocks, page.measures) if GERMAN[:20] in block.text)
     declared, undeclared = story_measures(' lang="de"'), story_measures('')
     assert declared.stop_word_density > 0.4 > 0.1 > undeclared.stop_word_density
+    assert story_measures(' xml:lang="de"').stop_word_density == declared.stop_word_density  # XHTML's attribute
     assert dataclasses.replace(declared, stop_word_density=0) == dataclasses.replace(undeclared, stop_word_density=0)
 
 
