@@ -141,29 +141,42 @@ def test_a_css_module_class_name_s_hash_is_not_a_class_word():
 def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     """The compiled lookup of a class/id value's words names the kind the rule's regular
     expressions name: words split as the _TOKEN expression finds them, a kind's short words whole
-    and its long ones as prefixes, searched in the space-joined words and their pairs, the first
-    kind in order that matches. Random values of the lists' words and pieces of them, any case,
-    with digits, separators and other scripts around them."""
-    from models.segment import _ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _attribute_hint, hint_words
+    and its long ones as prefixes of a word, or of two adjacent words joined when they take more than
+    half of the second, the first kind in order that matches; 'bottom' after a spacing word left out.
+    Random values of the lists' words and pieces of them, any case, with digits, separators and
+    other scripts around them."""
+    from models.segment import (_ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _SPACING_BOTTOM, _attribute_hint,
+                                hint_words)
 
     def pattern(words):
         whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
-        return re.compile(rf'\b(?:{"|".join(whole + [word for word in words.split() if len(word) >= 4])})')
+        return re.compile(rf'^(?:{"|".join(whole + [word for word in words.split() if len(word) >= 4])})')
 
     patterns = {kind: pattern(words) for kind, words in _CLASS_WORD_LISTS}
-    patterns['article'] = re.compile(r'\b(?:article|entry|post|story|main|body)(?:body|content|text)\b')
+    patterns['article'] = re.compile(r'^(?:article|entry|post|story|main|body)(?:body|content|text)$')
     token = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')
+    long_words = {kind: [word for word in words.split() if len(word) >= 4] for kind, words in _CLASS_WORD_LISTS}
+
+    def names(kind, first, second):
+        joined = first + second
+        if not second:
+            return bool(patterns[kind].search(joined))
+        return (bool(re.fullmatch(patterns[kind].pattern[1:], joined)) or
+                any(joined.startswith(word) and 2 * (len(word) - len(first)) > len(second)
+                    for word in long_words.get(kind, ())))
 
     def by_search(value):
-        tokens = [found.lower() for found in token.findall(value)]
-        words = ' '.join(tokens + [first + second for first, second in zip(tokens, tokens[1:])])
-        return next((kind for kind in _CLASS_KINDS if patterns[kind].search(words)), None)
+        tokens = [found.lower() for found in token.findall(_SPACING_BOTTOM.sub(r'\1', value))]
+        words = [(word, '') for word in tokens] + list(zip(tokens, tokens[1:]))
+        return next((kind for kind in _CLASS_KINDS if any(names(kind, *word) for word in words)), None)
 
     chance = random.Random(7)
     words = [word for _, listed in _CLASS_WORD_LISTS for word in listed.split()] + sorted(_ARTICLE_WORDS)
+    words += ['margin', 'padding', 'page', 'root', 'section', 'bars', 'crumbs']
     pieces = ['-', '_', ' ', '2', '10', 'é', '中', 'X', 'HTML', 'box', 'head', 'inner', 'Top']
     values = ['', ' ', 'ad', 'head', 'addItem', 'topAdBox', 'HTMLParser', 'sideBar', 'side-bar', 'post_content',
-              'navigationMenu', 'ABCdef', 'A', 'aB', 'a1b', 'listing item-7']
+              'navigationMenu', 'ABCdef', 'A', 'aB', 'a1b', 'listing item-7', 'side-bars', 'bread-crumbs',
+              'page-root', 'PageSection', 'public-page site', 'margin-bottom', 'modelMarginBottom', 'bottom']
     for _ in range(20000):
         parts = []
         for _ in range(chance.randint(1, 6)):
@@ -175,6 +188,23 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
         assert _attribute_hint(value) == by_search(value), value
         tokens = [found.lower() for found in token.findall(value)]
         assert hint_words(value) == tokens + [first + second for first, second in zip(tokens, tokens[1:])], value
+
+
+def test_a_class_word_joined_from_two_words_takes_more_than_a_letter_of_the_second():
+    """'PageSection' and 'APageRoot' hold 'pages' and 'pager' only across their words (a site's
+    whole <main> was a pager's links), 'margin-bottom' is a spacing, not a footer; 'side-bars',
+    'breadcrumbs' and a footer's 'bottom' are still what they say."""
+    from models.segment import _attribute_hint
+    assert [_attribute_hint(value) for value in ('PageSection_Section', 'APageRoot', 'public-page site',
+                                                 'margin-bottom', 'modelMarginBottom', 'padding_bottom_1')] == [None] * 6
+    assert [_attribute_hint(value) for value in ('side-bars', 'bread-crumbs', 'pager', 'page-list pages', 'bottom',
+                                                 'footer-bottom', 'bottomNav')] == [
+        'related', 'navigation', 'navigation', 'navigation', 'navigation', 'navigation', 'navigation']
+    markup = ('<main class="APageRoot"><section class="PageSection_Section"><div class="mod margin-bottom">'
+              '<p>{0}</p><p>{0}</p><a href="/next.html">Next</a></div></section></main>'
+              '<div class="bottom"><p>Copyright 2024 The Example Times, all rights reserved.</p></div>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content', 'navigation']
 
 
 def test_header_and_footer_inside_an_article_belong_to_it():
