@@ -63,7 +63,7 @@ cdef dict _TAG_ROLES = {  # typed module globals: Cython reads them with C calls
 # they give search engines, and main-text gold of today's pages does too.
 cdef dict _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
                         'aside': 'related', 'figcaption': 'noise'}
-_ARTICLE_PARTS = ('header', 'footer')  # inside an <article> they belong to the article
+_SECTION_PARTS = ('header', 'footer')  # inside an <article>, <main> or <section> they are its own (_in_section)
 # A line's start marker says which tag began it, in a whitespace character text processing drops
 # anyway (str.split), so the block model can count paragraphs, list items and headings.
 PARAGRAPH, LIST_ITEM, HEADING = '\x1c', '\x1d', '\x1e'
@@ -398,10 +398,16 @@ cdef xmlNode* _first_image(xmlNode* top):
     return NULL
 
 
-cdef bint _in_article(xmlNode* node):
+cdef bint _in_section(xmlNode* node):
+    """Inside sectioning content or <main>: where a <header> or <footer> is that part's own, not the
+    page's banner or footer (HTML-AAM maps them to banner and contentinfo only outside article,
+    aside, main, nav and section)."""
+    cdef const char* name
     node = node.parent
     while node is not NULL and node.type == tree.XML_ELEMENT_NODE:
-        if strcmp(<const char*>node.name, b'article') == 0:
+        name = <const char*>node.name
+        if (strcmp(name, b'article') == 0 or strcmp(name, b'section') == 0 or strcmp(name, b'main') == 0
+                or strcmp(name, b'aside') == 0 or strcmp(name, b'nav') == 0):
             return True
         node = node.parent
     return False
@@ -418,7 +424,7 @@ cdef object _element_hint(xmlNode* node, str tag):
         attribute = attribute.next
     hint = _attribute_hint(' '.join(values)) if values else None
     if hint is None and tag in _TAG_HINTS:
-        hint = None if tag in _ARTICLE_PARTS and _in_article(node) else _TAG_HINTS[tag]
+        hint = None if tag in _SECTION_PARTS and _in_section(node) else _TAG_HINTS[tag]
     return hint
 
 

@@ -207,11 +207,17 @@ def test_a_class_word_joined_from_two_words_takes_more_than_a_letter_of_the_seco
     assert [block.kind for block in page.blocks] == ['content', 'navigation']
 
 
-def test_header_and_footer_inside_an_article_belong_to_it():
-    page = extract('<article><header><h1>Title of the story</h1><p>By a reporter, with a '
+@pytest.mark.parametrize('section', ['article', 'main', 'section'])
+def test_header_and_footer_inside_an_article_main_or_section_belong_to_it(section):
+    """As HTML-AAM maps them: the page's banner and footer only outside sectioning content and <main>."""
+    page = extract(f'<{section}><header><h1>Title of the story</h1><p>By a reporter, with a '
                    '<a href="/profile.html">profile</a> and more words about who wrote this story.</p></header>'
-                   '<p>The body of the story.</p></article>')
-    assert {link.block for link in page.links} == {'content'}
+                   f'<p>The body of the story.</p><footer><p>{STORY}</p></footer></{section}>'
+                   '<header><p>The Example Times, news from the coast since 1901, with a '
+                   '<a href="/about.html">word about us</a> and our promise to readers.</p></header>',
+                   rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content', 'content', 'navigation']
+    assert 'By a reporter' in page.blocks[0].text and STORY.strip() in page.blocks[1].text
 
 
 GBK_PAGE = ('<html><head>{meta}<title>北京房价走势</title></head><body><p>楼盘销售火爆，开发商推出新房，'
