@@ -85,7 +85,7 @@ _CLASS_WORD_LISTS = (
               'taboola disqus gg guanggao'),
     ('navigation', 'nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs footer bottom pages '
                    'pagination pager'),
-    ('related', 'related relate recommend seealso readmore morestories recirc teaser xgxw xgwz tj tuijian list '
+    ('related', 'related relate recommend seealso readmore morestories recirc teaser xgxw xgwz tj tuijian '
                 'newslist side sidebar'),
 )
 # An article mark is a whole word of a part and a name: 'articlebody', 'entrycontent', 'storytext'.

@@ -142,7 +142,8 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     """The compiled lookup of a class/id value's words names the kind the rule's regular
     expressions name: words split as the _TOKEN expression finds them, a kind's short words whole
     and its long ones as prefixes of a word, or of two adjacent words joined when they take more than
-    half of the second, the first kind in order that matches; 'bottom' after a spacing word left out.
+    half of the second, the first kind in order that matches; 'bottom' after a spacing word and a CSS
+    Modules hash left out.
     Random values of the lists' words and pieces of them, any case, with digits, separators and
     other scripts around them."""
     from models.segment import (_ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _SPACING_BOTTOM, _attribute_hint,
@@ -165,7 +166,13 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
                 any(joined.startswith(word) and 2 * (len(word) - len(first)) > len(second)
                     for word in long_words.get(kind, ())))
 
+    def without_module_hash(name):  # test_a_css_module_class_name_s_hash_is_not_a_class_word
+        head, _, tail = name.rpartition('__')
+        return head if len(tail) == 5 and '_' in head and not tail.islower() else name
+
     def by_search(value):
+        if '__' in value:
+            value = ' '.join(without_module_hash(name) for name in value.split())
         tokens = [found.lower() for found in token.findall(_SPACING_BOTTOM.sub(r'\1', value))]
         words = [(word, '') for word in tokens] + list(zip(tokens, tokens[1:]))
         return next((kind for kind in _CLASS_KINDS if any(names(kind, *word) for word in words)), None)
