@@ -409,6 +409,14 @@ def test_hidden_subtrees_are_never_content_but_their_links_keep_their_class():
                                   '/hidden-link.html': 'navigation'}
 
 
+def test_a_ruby_annotation_s_reading_is_not_the_text():
+    """Furigana and pinyin (<rt>, with <rp> brackets for browsers without ruby) would break the
+    words they annotate: 災害に気をつけて, not 災害さいがいに気きをつけて."""
+    page = extract('<p><ruby>災害<rp>(</rp><rt>さいがい</rt><rp>)</rp></ruby>に<ruby>気<rt>き</rt></ruby>をつけて'
+                   'ください。<ruby>汉<rt>hàn</rt>字<rt>zì</rt></ruby>的读音。</p>')
+    assert page.text == '災害に気をつけてください。汉字的读音。'
+
+
 def test_noscript_is_read_only_when_it_holds_text_outside_links():
     # a tag left open in a <noscript> makes the parser nest the rest of the page in it
     page = extract('<noscript><div id="nojs"></noscript><div id="main"><p>' + STORY + '</p></div>'
