@@ -124,6 +124,8 @@ cdef enum:
     HINT_ATTRIBUTE_COUNT = 6
 cdef const char* _HINT_ATTRIBUTES[HINT_ATTRIBUTE_COUNT]
 _HINT_ATTRIBUTES[:] = [b'class', b'id', b'role', b'itemprop', b'data-component', b'data-testid']
+_STYLED_ID = re.compile(r'^sc-[A-Za-z0-9]{5,10}$|-sc-[a-z0-9]{5,10}-[0-9]+$')  # _without_styled_names
+_STYLED_CLASS = re.compile(r'(?![A-Z]?[a-z]+$|[a-z]{2,}(?:[A-Z][a-z]{2,})+$)[A-Za-z]{5,7}$')
 # 'bottom' after a CSS spacing or alignment word in a class ('margin-bottom', 'modelMarginBottom',
 # 'padding_bottom_1', 'u-gap-bottom', 'module--bare-bottom'): a side, where 'bottom' alone is a footer.
 _SPACING_BOTTOM = re.compile(r'(margin|padding|border|spacing|space|gap|align|position|remove|offset|inset|bare)'
@@ -153,6 +155,8 @@ def _attribute_hint(str attributes):
     word, not a regular expression's search per kind (~6 us a value of Dragnet's pages)."""
     cdef Py_ssize_t best = len(_CLASS_KINDS), kind, index, singles, first
     cdef str word
+    if 'sc-' in attributes:
+        attributes = _without_styled_names(attributes)
     if '__' in attributes:
         attributes = ' '.join([_without_module_hash(name) for name in attributes.split()])
     if 'ottom' in attributes or 'OTTOM' in attributes:
@@ -181,6 +185,18 @@ cdef str _without_module_hash(str name):
     one lower-case word) keeps its name."""
     head, _, tail = name.rpartition('__')
     return head if len(tail) == 5 and '_' in head and not tail.islower() else name
+
+
+cdef str _without_styled_names(str attributes):
+    """A class value without the names styled-components makes: a component's id ('sc-bdVaJa', or
+    'Box-sc-1fet97o-0' with its own name, which stays) and, beside it, its generated class
+    ('jpAdLJ'), random letters that can spell a class word ('gGgCMh' held 'gg', 'jChgTj' 'tj' and
+    made a news site's story an ad). A name of words ('Header', 'navItem') is not one of those."""
+    names = attributes.split()
+    if not any([_STYLED_ID.search(name) for name in names]):
+        return attributes
+    kept = [_STYLED_ID.sub('', name) for name in names]
+    return ' '.join([name for name in kept if name and not _STYLED_CLASS.match(name)])
 
 
 cdef inline bint _is_ascii_capital(Py_UCS4 character):

@@ -138,6 +138,21 @@ def test_a_css_module_class_name_s_hash_is_not_a_class_word():
     page = extract(markup.format(STORY), rules_only=True)
     assert [block.kind for block in page.blocks] == ['content', 'noise', 'noise']
 
+def test_styled_components_generated_names_are_not_class_words():
+    """styled-components names a component 'sc-' and a hash, and gives it a class of random letters:
+    'gGgCMh' held 'gg' (an ad, in pinyin) and 'jChgTj' 'tj' (recommended) and made a news site's
+    story noise; the component's own name and other classes still count."""
+    from models.segment import _attribute_hint
+    assert [_attribute_hint(value) for value in ('sc-oTOtL gGgCMh', 'sc-qWfkp sc-plfsi jChgTj',
+                                                 'Box-sc-1fet97o-0 sc-jAaTju jpAdLJ')] == [None] * 3
+    assert [_attribute_hint(value) for value in ('Footer-sc-1fet97o-0 jpAdLJ', 'sc-bdVaJa navItem', 'sc-ad-container',
+                                                 'woo-sc-related-posts', 'gGgCMh')] == [
+        'navigation', 'navigation', 'noise', 'related', 'noise']
+    markup = '<div class="sc-qWfkp sc-plfsi jChgTj"><p>{0}</p></div><div class="sc-oTOtL gGgCMh"><p>{0}</p></div>'
+    page = extract(markup.format(STORY), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content', 'content']
+
+
 def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     """The compiled lookup of a class/id value's words names the kind the rule's regular
     expressions name: words split as the _TOKEN expression finds them, a kind's short words whole
@@ -146,8 +161,8 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     Modules hash left out.
     Random values of the lists' words and pieces of them, any case, with digits, separators and
     other scripts around them."""
-    from models.segment import (_ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _SPACING_BOTTOM, _attribute_hint,
-                                hint_words)
+    from models.segment import (_ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _SPACING_BOTTOM, _STYLED_CLASS,
+                                _STYLED_ID, _attribute_hint, hint_words)
 
     def pattern(words):
         whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
@@ -170,7 +185,16 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
         head, _, tail = name.rpartition('__')
         return head if len(tail) == 5 and '_' in head and not tail.islower() else name
 
+    def without_styled_names(value):  # test_styled_components_generated_names_are_not_class_words
+        names = value.split()
+        if not any(_STYLED_ID.search(name) for name in names):
+            return value
+        return ' '.join(name for name in (_STYLED_ID.sub('', name) for name in names)
+                        if name and not _STYLED_CLASS.match(name))
+
     def by_search(value):
+        if 'sc-' in value:
+            value = without_styled_names(value)
         if '__' in value:
             value = ' '.join(without_module_hash(name) for name in value.split())
         tokens = [found.lower() for found in token.findall(_SPACING_BOTTOM.sub(r'\1', value))]
@@ -183,7 +207,8 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     pieces = ['-', '_', ' ', '2', '10', 'é', '中', 'X', 'HTML', 'box', 'head', 'inner', 'Top']
     values = ['', ' ', 'ad', 'head', 'addItem', 'topAdBox', 'HTMLParser', 'sideBar', 'side-bar', 'post_content',
               'navigationMenu', 'ABCdef', 'A', 'aB', 'a1b', 'listing item-7', 'side-bars', 'bread-crumbs',
-              'page-root', 'PageSection', 'public-page site', 'margin-bottom', 'modelMarginBottom', 'bottom']
+              'page-root', 'PageSection', 'public-page site', 'margin-bottom', 'modelMarginBottom', 'bottom',
+              'sc-oTOtL gGgCMh', 'Box-sc-1fet97o-0 sc-jAaTju jpAdLJ', 'sc-ad-container', 'sc-bdVaJa Footer navItem']
     for _ in range(20000):
         parts = []
         for _ in range(chance.randint(1, 6)):
