@@ -64,7 +64,7 @@ cdef dict _TAG_ROLES = {  # typed module globals: Cython reads them with C calls
 # they give search engines, and main-text gold of today's pages does too.
 cdef dict _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'navigation', 'footer': 'navigation',
                         'aside': 'related', 'figcaption': 'noise'}
-_SECTION_PARTS = ('header', 'footer')  # inside an <article>, <main> or <section> they are its own (_in_section)
+_SECTION_PARTS = ('header', 'footer')  # inside sectioning content or <main> they are its own (_in_section)
 # A line's start marker says which tag began it, in a whitespace character text processing drops
 # anyway (str.split), so the block model can count paragraphs, list items and headings.
 PARAGRAPH, LIST_ITEM, HEADING = '\x1c', '\x1d', '\x1e'
@@ -124,12 +124,17 @@ cdef enum:
     HINT_ATTRIBUTE_COUNT = 6
 cdef const char* _HINT_ATTRIBUTES[HINT_ATTRIBUTE_COUNT]
 _HINT_ATTRIBUTES[:] = [b'class', b'id', b'role', b'itemprop', b'data-component', b'data-testid']
-_STYLED_ID = re.compile(r'^sc-[A-Za-z0-9]{5,10}$|-sc-[a-z0-9]{5,10}-[0-9]+$')  # _without_styled_names
-_STYLED_CLASS = re.compile(r'(?![A-Z]?[a-z]+$|[a-z]{2,}(?:[A-Z][a-z]{2,})+$)[A-Za-z]{5,7}$')
+# styled-components' names (_without_styled_names): a component's id, with a capital or a digit in
+# its hash ('sc-bdVaJa') or after the component's own name ('Box-sc-1fet97o-0'); once one says the
+# element is styled, any 'sc-' name of that shape ('sc-plfsi' too); its generated class, 5 to 7
+# letters that are not words ('jpAdLJ', not 'Header', 'navItem', 'TopAds' or 'PROMO').
+_STYLED_ID = re.compile(r'^sc-(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{5,10}$|-sc-[a-z0-9]{5,10}-[0-9]+$')
+_STYLED_NAME = re.compile(r'^sc-[A-Za-z0-9]{5,10}$|-sc-[a-z0-9]{5,10}-[0-9]+$')
+_STYLED_CLASS = re.compile(r'(?![A-Z]?[a-z]{2,}(?:[A-Z][a-z]{2,})*$|[A-Z]+$)[A-Za-z]{5,7}$')
 # 'bottom' after a CSS spacing or alignment word in a class ('margin-bottom', 'modelMarginBottom',
 # 'padding_bottom_1', 'u-gap-bottom', 'module--bare-bottom'): a side, where 'bottom' alone is a footer.
-_SPACING_BOTTOM = re.compile(r'(margin|padding|border|spacing|space|gap|align|position|remove|offset|inset|bare)'
-                             r'[-_]*(?:[0-9]+[-_]*)?bottom(?![a-z])', re.I)
+_SPACING_BOTTOM = re.compile(r'((?i:margin|padding|border|spacing|space|gap|align|position|remove|offset|inset|bare))'
+                             r'[-_]*(?:[0-9]+[-_]*)?(?:[bB]ottom(?![a-z])|BOTTOM(?![A-Z]))')
 _DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
 _HTTP_URL = re.compile(r'https?://', re.I)
 _HTTP_SCHEME = re.compile(r'https?:', re.I)
@@ -178,7 +183,7 @@ def _attribute_hint(str attributes):
     return _CLASS_KINDS[best] if best < len(_CLASS_KINDS) else None
 
 
-cdef str _without_module_hash(str name):
+cpdef str _without_module_hash(str name):
     """A class name as CSS Modules make it (Next.js: file, name and a five-character hash,
     'BasePageLayout_Main__2pNav') without its hash, whose random letters can spell a class word
     ('Nav' made a page's <main> navigation); a BEM element ('article__share', 'post_list__title':
@@ -187,16 +192,23 @@ cdef str _without_module_hash(str name):
     return head if len(tail) == 5 and '_' in head and not tail.islower() else name
 
 
-cdef str _without_styled_names(str attributes):
+cpdef str _without_styled_names(str attributes):
     """A class value without the names styled-components makes: a component's id ('sc-bdVaJa', or
     'Box-sc-1fet97o-0' with its own name, which stays) and, beside it, its generated class
     ('jpAdLJ'), random letters that can spell a class word ('gGgCMh' held 'gg', 'jChgTj' 'tj' and
-    made a news site's story an ad). A name of words ('Header', 'navItem') is not one of those."""
+    made a news site's story an ad). Without such an id, 'sc-' names are a theme's own ('sc-sidebar')."""
     names = attributes.split()
     if not any([_STYLED_ID.search(name) for name in names]):
         return attributes
-    kept = [_STYLED_ID.sub('', name) for name in names]
-    return ' '.join([name for name in kept if name and not _STYLED_CLASS.match(name)])
+    kept = []
+    for name in names:
+        own = _STYLED_NAME.sub('', name)
+        if own != name:  # an id: gone, or the component's own name
+            if own:
+                kept.append(own)
+        elif not _STYLED_CLASS.match(name):
+            kept.append(name)
+    return ' '.join(kept)
 
 
 cdef inline bint _is_ascii_capital(Py_UCS4 character):
