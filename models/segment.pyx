@@ -135,6 +135,9 @@ _STYLED_CLASS = re.compile(r'(?![A-Z]?[a-z]{2,}(?:[A-Z][a-z]{2,})*$|[A-Z]+$)[A-Z
 # 'padding_bottom_1', 'u-gap-bottom', 'module--bare-bottom'): a side, where 'bottom' alone is a footer.
 _SPACING_BOTTOM = re.compile(r'((?i:margin|padding|border|spacing|space|gap|align|position|remove|offset|inset|bare))'
                              r'[-_]*(?:[0-9]+[-_]*)?(?:[bB]ottom(?![a-z])|BOTTOM(?![A-Z]))')
+# A word after these names what a container holds or is next to, not what it is: 'has-ad',
+# 'no-sidebars', 'with-menu', 'below-banner' (_attribute_hint).
+_RELATION_WORDS = frozenset('has with no without below above after before'.split())
 _DEAD_HREF = re.compile(r'\s*(?:#|javascript:)', re.I)  # a menu item or a script's button, not a page
 _HTTP_URL = re.compile(r'https?://', re.I)
 _HTTP_SCHEME = re.compile(r'https?:', re.I)
@@ -168,7 +171,11 @@ def _attribute_hint(str attributes):
         attributes = _SPACING_BOTTOM.sub(r'\1', attributes)
     cdef list words = hint_words(attributes)
     singles = (len(words) + 1) // 2  # the words, then each two adjacent ones joined
+    cdef set related = {index + 1 for index in range(singles - 1) if words[index] in _RELATION_WORDS}
     for index, word in enumerate(words):
+        if related and (index in related if index < singles else
+                        index - singles in related or index - singles + 1 in related):
+            continue
         first = len(<str>words[index - singles]) if index >= singles else 0  # a pair's first word's letters
         kind = _WHOLE_CLASS_WORDS.get(word, best)
         if len(word) >= PREFIX_CHARS:

@@ -158,12 +158,12 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
     """The compiled lookup of a class/id value's words names the kind the rule's regular
     expressions name: words split as the _TOKEN expression finds them, a kind's short words whole
     and its long ones as prefixes of a word, or of two adjacent words joined when they take more than
-    half of the second, the first kind in order that matches; 'bottom' after a spacing word and a CSS
-    Modules hash left out.
+    half of the second, the first kind in order that matches; a word after a relation word ('has',
+    'no' ...), 'bottom' after a spacing word and generated names left out.
     Random values of the lists' words and pieces of them, any case, with digits, separators and
     other scripts around them."""
-    from models.segment import (_ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _SPACING_BOTTOM, _attribute_hint,
-                                _without_module_hash, _without_styled_names, hint_words)
+    from models.segment import (_ARTICLE_WORDS, _CLASS_KINDS, _CLASS_WORD_LISTS, _RELATION_WORDS, _SPACING_BOTTOM,
+                                _attribute_hint, _without_module_hash, _without_styled_names, hint_words)
 
     def pattern(words):
         whole = [rf'{word}\b' for word in words.split() if len(word) < 4]
@@ -188,12 +188,15 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
         if '__' in value:
             value = ' '.join(_without_module_hash(name) for name in value.split())
         tokens = [found.lower() for found in token.findall(_SPACING_BOTTOM.sub(r'\1', value))]
-        words = [(word, '') for word in tokens] + list(zip(tokens, tokens[1:]))
+        related = {index + 1 for index, word in enumerate(tokens[:-1]) if word in _RELATION_WORDS}
+        words = ([(word, '') for index, word in enumerate(tokens) if index not in related] +
+                 [pair for index, pair in enumerate(zip(tokens, tokens[1:]))
+                  if index not in related and index + 1 not in related])
         return next((kind for kind in _CLASS_KINDS if any(names(kind, *word) for word in words)), None)
 
     chance = random.Random(7)
     words = [word for _, listed in _CLASS_WORD_LISTS for word in listed.split()] + sorted(_ARTICLE_WORDS)
-    words += ['margin', 'padding', 'page', 'root', 'section', 'bars', 'crumbs']
+    words += ['margin', 'padding', 'page', 'root', 'section', 'bars', 'crumbs', 'has', 'no', 'below']
     pieces = ['-', '_', ' ', '2', '10', 'é', '中', 'X', 'HTML', 'box', 'head', 'inner', 'Top']
     values = ['', ' ', 'ad', 'head', 'addItem', 'topAdBox', 'HTMLParser', 'sideBar', 'side-bar', 'post_content',
               'navigationMenu', 'ABCdef', 'A', 'aB', 'a1b', 'listing item-7', 'side-bars', 'bread-crumbs',
@@ -210,6 +213,20 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
         assert _attribute_hint(value) == by_search(value), value
         tokens = [found.lower() for found in token.findall(value)]
         assert hint_words(value) == tokens + [first + second for first, second in zip(tokens, tokens[1:])], value
+
+
+def test_a_class_word_after_has_no_with_below_names_a_neighbour_not_the_container():
+    """'o-section--has-ad' holds an ad, 'karma-below-banner' is below one, 'no-sidebars' has none:
+    none of them is one, as 'ad', 'banner' and 'sidebar' are."""
+    from models.segment import _attribute_hint
+    assert [_attribute_hint(value) for value in ('o-section--has-ad', 'karma-below-banner', 'no-sidebars',
+                                                 'hasSidebar', 'with-menu', 'no-comments')] == [None] * 6
+    assert [_attribute_hint(value) for value in ('has-ad banner', 'no-js menu', 'ad', 'sidebar')] == [
+        'noise', 'navigation', 'noise', 'related']
+    markup = ('<section class="o-section o-section--has-ad"><p>A short paragraph of the story.</p></section>'
+              '<div><p>{0}</p></div>')
+    page = extract(markup.format(STORY), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content', 'content']
 
 
 def test_a_class_word_joined_from_two_words_takes_more_than_a_letter_of_the_second():
