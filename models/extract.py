@@ -69,6 +69,7 @@ HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for th
 MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
+FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
@@ -140,6 +141,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     if not rules_only and blocks:
         blocks = _model_classes(blocks, measures)
         blocks = _structured_window(blocks, measures, _structured_body(landmarks.scripts), headlines)
+        blocks = _densest_when_none(blocks, measures)
     return ExtractedPage(
         title=_title(landmarks),
         text='\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines)),
@@ -358,6 +360,22 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
     return [line for line, anchors in zip(lines, linked)
             if anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
             or _is_headline_line(line, headlines)]
+
+
+def _densest_when_none(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
+    """A page left without content (its story under a paywall's or a layout's mark, every block
+    called something else) gets its visible block with the most text outside links, when that is a
+    paragraph's worth (FALLBACK_MIN_CHARS): a page's densest text is its main text more often than
+    none at all is."""
+    if any(block.kind == 'content' for block in blocks):
+        return blocks
+    dense = [measure.chars - measure.anchor_chars
+             if not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars else 0
+             for measure in measures]
+    densest = max(range(len(dense)), key=dense.__getitem__)
+    if dense[densest] < FALLBACK_MIN_CHARS:
+        return blocks
+    return [_reclassed(block, 'content') if index == densest else block for index, block in enumerate(blocks)]
 
 
 def _structured_body(scripts: list) -> str:

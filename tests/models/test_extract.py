@@ -444,6 +444,20 @@ def test_hidden_subtrees_are_never_content_but_their_links_keep_their_class():
                                   '/hidden-link.html': 'navigation'}
 
 
+def test_a_page_left_without_content_keeps_its_densest_block():
+    """A paywalled story's teaser under an 'isPaywall' mark: every block is noise or navigation, and
+    the densest visible one is the page's main text rather than none; a line is not enough."""
+    teaser = ('The centre held a round of talks on wages and work. Employers, staff and the town council '
+              'spoke about how to keep people in the region when every trade is short of hands.')
+    menu = '<nav>' + ''.join(f'<a href="/{index}.html">Section number {index}</a> ' for index in range(20)) + '</nav>'
+    page = extract(f'{menu}<div class="article isPaywall"><h1>Good wages are not enough</h1><p>{teaser}</p></div>'
+                   '<div class="paywall"><p>Read on? Subscribe.</p></div>')
+    assert page.text == f'Good wages are not enough\n{teaser}'
+    assert [block.kind for block in page.blocks] == ['navigation', 'content', 'noise']
+    page = extract(f'{menu}<div class="paywall"><p>Read on? Subscribe today.</p></div>')
+    assert page.text == ''
+
+
 def test_a_ruby_annotation_s_reading_is_not_the_text():
     """Furigana and pinyin (<rt>, with <rp> brackets for browsers without ruby) would break the
     words they annotate: 災害に気をつけて, not 災害さいがいに気きをつけて."""
