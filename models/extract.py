@@ -70,11 +70,14 @@ MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
 FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
+MIN_STANDFIRST_CHARS = 40      # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
 _MARKUP_TAG = re.compile(r'<[^>]*>')
+_PLAIN_PUNCTUATION = str.maketrans({**dict.fromkeys('‘’‚‛′', "'"), **dict.fromkeys('“”„‟″', '"'),
+                                    **dict.fromkeys('‐‑‒–—―', '-'), '…': '...'})
 
 
 class ExtractedLink(NamedTuple):
@@ -140,7 +143,8 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         measure.windowed = block.kind != measure.rule_kind
     if not rules_only and blocks:
         blocks = _model_classes(blocks, measures)
-        blocks = _structured_window(blocks, measures, _structured_body(landmarks.scripts), headlines)
+        blocks = _structured_window(blocks, measures, _structured_body(landmarks.scripts), headlines,
+                                    meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
     return ExtractedPage(
         title=_title(landmarks),
@@ -404,28 +408,40 @@ def _article_bodies(document) -> list[str]:
 
 
 def _structured_window(blocks: list[Block], measures: list[BlockMeasures], article_body: str,
-                       headlines: str) -> list[Block]:
+                       headlines: str, description: str = '') -> list[Block]:
     """A JSON-LD articleBody of LONG_BLOCK_CHARS or more says what the story is: text-dense, visible
     blocks whose lines are in it (IN_BODY_SHARE of their characters) are content, whatever the
     rules and the model said. When such blocks hold FULL_BODY_SHARE of it (a full text, not a
-    summary), the other content blocks (a newsletter box, teasers) become noise, but the headline."""
+    summary), the other content blocks (a newsletter box, teasers) become noise, but the headline
+    and the standfirst (a block that starts with the page's meta description: the articleBody
+    often leaves it out). Lines are matched with their quotes and dashes plain: a CMS types "he's" in the articleBody
+    where the page shows "he’s"."""
     body_chars = len(''.join(article_body.split()))
     if body_chars < LONG_BLOCK_CHARS:
         return blocks
+    article_body = article_body.translate(_PLAIN_PUNCTUATION)
     in_body = [not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars
                and _chars_in(block.text, article_body) >= IN_BODY_SHARE * measure.chars
                for block, measure in zip(blocks, measures)]
     full = sum(measure.chars for measure, inside in zip(measures, in_body) if inside) >= FULL_BODY_SHARE * body_chars
     return [_reclassed(block, 'content') if inside and block.kind != 'content' else
             _reclassed(block, 'noise') if full and not inside and block.kind == 'content'
-            and not _is_headline(block, headlines) else block
+            and not _is_headline(block, headlines) and not _is_standfirst(block, description) else block
             for block, inside in zip(blocks, in_body)]
+
+
+def _is_standfirst(block: Block, description: str) -> bool:
+    """The block starts with the page's meta description (MIN_STANDFIRST_CHARS or more of it; a
+    CMS cuts a long one off with '...')."""
+    description = description.translate(_PLAIN_PUNCTUATION).rstrip('. ')
+    return (len(description) >= MIN_STANDFIRST_CHARS
+            and block.text[:len(description) + 1].translate(_PLAIN_PUNCTUATION).startswith(description))
 
 
 def _chars_in(text: str, article_body: str) -> int:
     """Visible characters of the text's lines (MIN_BODY_LINE_CHARS or longer) in the articleBody."""
     return sum(len(''.join(line.split())) for line in text.split('\n')
-               if len(line) >= MIN_BODY_LINE_CHARS and line in article_body)
+               if len(line) >= MIN_BODY_LINE_CHARS and line.translate(_PLAIN_PUNCTUATION) in article_body)
 
 
 def _reclassed(block: Block, kind: str) -> Block:

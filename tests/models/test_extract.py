@@ -694,6 +694,23 @@ def test_a_json_ld_article_body_says_which_blocks_are_the_story():
     assert extract(summary).text == extract(without).text
 
 
+def test_a_json_ld_article_body_keeps_the_standfirst_and_matches_typographic_quotes():
+    """The articleBody types "it's" where the page shows "it’s", and leaves out the standfirst the
+    page's meta description holds (cut off with '...'): both are still the story, the newsletter
+    box is not."""
+    paragraphs = [STORY[start:start + 190].strip() + " It's the coast's worst storm." for start in range(0, 570, 190)]
+    standfirst = 'Rivers rose and the wind brought down trees across the region on Monday, the weather office said.'
+    document = {'@type': 'NewsArticle', 'articleBody': ' '.join(paragraphs)}
+    markup = (f'<html><head><title>Storm hits the coast</title><meta name="description" content="{standfirst[:60]}...">'
+              f'<script type="application/ld+json">{json.dumps(document)}</script></head><body>'
+              f'<div class="lede"><p>{standfirst}</p></div>'
+              + ''.join(f'<div class="para"><p>{paragraph.replace(chr(39), "’")}</p></div>' for paragraph in paragraphs)
+              + '<div class="box"><p>Our morning briefing: the news you need to start the day, in your inbox '
+                'every weekday before seven.</p></div></body></html>')
+    page = extract(markup)
+    assert page.text.splitlines() == [standfirst, *[paragraph.replace("'", '’') for paragraph in paragraphs]]
+
+
 DEEP_JSON = '{"articleBody": "x", "a": ' + '[' * 100_000 + ']' * 100_000 + '}'
 
 
