@@ -70,7 +70,7 @@ MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
 FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
-MIN_STANDFIRST_CHARS = 40      # of a meta description a block starts with: a sentence, not a site's slogan
+MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
@@ -253,14 +253,20 @@ def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasu
     the containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story)
     and void. A hidden block is never the article (a consent dialog's texts, a script's data in a
     hidden <div>). True when a mark was voided."""
-    dense = [measure.chars - measure.anchor_chars
-             if not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars else 0
-             for measure in measures]
+    dense = _dense_chars(measures)
     longest = max(range(len(dense)), key=dense.__getitem__, default=None)
     if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:
         return False
     void_marks(boxes[longest].mark)
     return True
+
+
+def _dense_chars(measures: list[BlockMeasures]) -> list[int]:
+    """Each block's characters outside links when it is visible and text-dense (anchors under
+    LINK_DENSITY of its text), else 0."""
+    return [measure.chars - measure.anchor_chars
+            if not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars else 0
+            for measure in measures]
 
 
 def _finish(box: Box, laid_out: tuple, stop_words: frozenset) -> tuple[Block, BlockMeasures]:
@@ -373,9 +379,7 @@ def _densest_when_none(blocks: list[Block], measures: list[BlockMeasures]) -> li
     none at all is."""
     if any(block.kind == 'content' for block in blocks):
         return blocks
-    dense = [measure.chars - measure.anchor_chars
-             if not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars else 0
-             for measure in measures]
+    dense = _dense_chars(measures)
     densest = max(range(len(dense)), key=dense.__getitem__)
     if dense[densest] < FALLBACK_MIN_CHARS:
         return blocks
@@ -414,28 +418,27 @@ def _structured_window(blocks: list[Block], measures: list[BlockMeasures], artic
     rules and the model said. When such blocks hold FULL_BODY_SHARE of it (a full text, not a
     summary), the other content blocks (a newsletter box, teasers) become noise, but the headline
     and the standfirst (a block that starts with the page's meta description: the articleBody
-    often leaves it out). Lines are matched with their quotes and dashes plain: a CMS types "he's" in the articleBody
-    where the page shows "he’s"."""
+    often leaves it out). Lines are matched with their quotes and dashes plain: a CMS types "he's"
+    in the articleBody where the page shows "he’s"."""
     body_chars = len(''.join(article_body.split()))
     if body_chars < LONG_BLOCK_CHARS:
         return blocks
     article_body = article_body.translate(_PLAIN_PUNCTUATION)
-    in_body = [not measure.hidden and measure.anchor_chars < LINK_DENSITY * measure.chars
-               and _chars_in(block.text, article_body) >= IN_BODY_SHARE * measure.chars
-               for block, measure in zip(blocks, measures)]
+    standfirst = description.translate(_PLAIN_PUNCTUATION).rstrip('. ')
+    in_body = [dense > 0 and _chars_in(block.text, article_body) >= IN_BODY_SHARE * measure.chars
+               for block, measure, dense in zip(blocks, measures, _dense_chars(measures))]
     full = sum(measure.chars for measure, inside in zip(measures, in_body) if inside) >= FULL_BODY_SHARE * body_chars
     return [_reclassed(block, 'content') if inside and block.kind != 'content' else
             _reclassed(block, 'noise') if full and not inside and block.kind == 'content'
-            and not _is_headline(block, headlines) and not _is_standfirst(block, description) else block
+            and not _is_headline(block, headlines) and not _is_standfirst(block, standfirst) else block
             for block, inside in zip(blocks, in_body)]
 
 
-def _is_standfirst(block: Block, description: str) -> bool:
-    """The block starts with the page's meta description (MIN_STANDFIRST_CHARS or more of it; a
-    CMS cuts a long one off with '...')."""
-    description = description.translate(_PLAIN_PUNCTUATION).rstrip('. ')
-    return (len(description) >= MIN_STANDFIRST_CHARS
-            and block.text[:len(description) + 1].translate(_PLAIN_PUNCTUATION).startswith(description))
+def _is_standfirst(block: Block, standfirst: str) -> bool:
+    """The block starts with `standfirst`, the page's meta description with plain punctuation and
+    without the dots a CMS cuts a long one off with ('...'), when it has MIN_STANDFIRST_CHARS."""
+    return (len(standfirst) >= MIN_STANDFIRST_CHARS
+            and block.text[:len(standfirst) + 1].translate(_PLAIN_PUNCTUATION).startswith(standfirst))
 
 
 def _chars_in(text: str, article_body: str) -> int:

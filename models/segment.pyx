@@ -156,8 +156,9 @@ def _attribute_hint(str attributes):
     """The block class a class/id value names; 'sideBar', 'side-bar' and 'sidebar' alike: the
     first kind of _CLASS_KINDS any of its words or two adjacent words name (hint_words). A kind's
     long word names two adjacent words only when it takes more than half of the second ('side bars'
-    is 'sidebar', 'page root' is not 'pager', nor 'page section' 'pages'), and 'bottom' after a
-    spacing word is a CSS utility's side, not a footer ('margin-bottom', 'padding_bottom_1').
+    is 'sidebar', 'page root' is not 'pager', nor 'page section' 'pages'); a word after a relation
+    word names a neighbour ('has-ad'), 'bottom' after a spacing word is a CSS utility's side, not a
+    footer ('margin-bottom'), and generated names (CSS Modules, styled-components) spell nothing.
     Remembered for as many values as a round's sites use together, its pages interleaved (over the
     1,166 extraction pages: 35,118 misses against 39,871 when it kept 4,096); a miss is a lookup per
     word, not a regular expression's search per kind (~6 us a value of Dragnet's pages)."""
@@ -171,10 +172,10 @@ def _attribute_hint(str attributes):
         attributes = _SPACING_BOTTOM.sub(r'\1', attributes)
     cdef list words = hint_words(attributes)
     singles = (len(words) + 1) // 2  # the words, then each two adjacent ones joined
-    cdef set related = {index + 1 for index in range(singles - 1) if words[index] in _RELATION_WORDS}
+    cdef set after_relation = {index + 1 for index in range(singles - 1) if words[index] in _RELATION_WORDS}
     for index, word in enumerate(words):
-        if related and (index in related if index < singles else
-                        index - singles in related or index - singles + 1 in related):
+        if after_relation and (index in after_relation if index < singles else
+                               index - singles in after_relation or index - singles + 1 in after_relation):
             continue
         first = len(<str>words[index - singles]) if index >= singles else 0  # a pair's first word's letters
         kind = _WHOLE_CLASS_WORDS.get(word, best)

@@ -188,10 +188,10 @@ def test_class_words_are_looked_up_as_the_regular_expressions_search_for_them():
         if '__' in value:
             value = ' '.join(_without_module_hash(name) for name in value.split())
         tokens = [found.lower() for found in token.findall(_SPACING_BOTTOM.sub(r'\1', value))]
-        related = {index + 1 for index, word in enumerate(tokens[:-1]) if word in _RELATION_WORDS}
-        words = ([(word, '') for index, word in enumerate(tokens) if index not in related] +
+        after_relation = {index + 1 for index, word in enumerate(tokens[:-1]) if word in _RELATION_WORDS}
+        words = ([(word, '') for index, word in enumerate(tokens) if index not in after_relation] +
                  [pair for index, pair in enumerate(zip(tokens, tokens[1:]))
-                  if index not in related and index + 1 not in related])
+                  if index not in after_relation and index + 1 not in after_relation])
         return next((kind for kind in _CLASS_KINDS if any(names(kind, *word) for word in words)), None)
 
     chance = random.Random(7)
