@@ -53,6 +53,20 @@ _HEADING_WORDS = (
                  'more stories', 'more from', 'top stories', 'editors\' picks')),
     ('navigation', ('友情链接', '合作伙伴', '导航', 'partner', 'navigation')),
 )
+# A line of an article that starts with one of these and a colon (or is one alone) points at another
+# story, linked or not ('Read more: ...', 'LEA TAMBIÉN: ...', 'Czytaj też: ...'): not the story's.
+_READ_ALSO_WORDS = (
+    'read more', 'read also', 'also read', 'read next', 'see also', 'related', 'recommended', 'more on this',
+    'lea también', 'lee también', 'lea además', 'lea más', 'lee más', 'lea', 'lee', 'mire', 'mira', 'vea también',
+    'vea', 'ver también', 'ver más', 'puedes ver', 'puede ver', 'le puede interesar', 'te puede interesar',
+    'también le puede interesar', 'te recomendamos', 'leer más', 'recomendado', 'relacionado', 'relacionada',
+    'relacionados', 'relacionadas', 'leia também', 'veja também', 'leia mais', 'veja mais',
+    'à lire aussi', 'a lire aussi', 'lire aussi', 'voir aussi', 'à lire', 'lire la suite', 'sur le même sujet',
+    'lesen sie auch', 'lesen sie mehr', 'lesen sie dazu', 'lesen sie hier', 'auch interessant', 'mehr zum thema',
+    'zum weiterlesen', 'weiterlesen', 'schon gelesen', 'siehe auch', 'das könnte sie auch interessieren',
+    'passend dazu', 'mehr dazu', 'leggi anche', 'guarda anche',
+    'czytaj też', 'czytaj także', 'czytaj więcej', 'zobacz też', 'zobacz także', 'zobacz', 'czytaj', 'polecamy',
+    '相关阅读', '延伸阅读', '相关新闻', '推荐阅读', '相关链接')
 
 LINK_DENSITY = 0.5            # anchor share of a block's text from which it is a link list
 LINK_LINE_SHARE = 0.8         # anchor share of a content block's line from which it is not the story's
@@ -72,10 +86,13 @@ FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full 
 FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
 MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
+MAX_READ_ALSO_CHARS = 200     # of a 'Read more: <headline>' line; a longer one is a paragraph
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
 _MARKUP_TAG = re.compile(r'<[^>]*>')
+_READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：?？»>]|$)' % '|'.join(
+    re.escape(words) for words in sorted(_READ_ALSO_WORDS, key=len, reverse=True)), re.IGNORECASE)
 _PLAIN_PUNCTUATION = str.maketrans({**dict.fromkeys('‘’‚‛′', "'"), **dict.fromkeys('“”„‟″', '"'),
                                     **dict.fromkeys('‐‑‒–—―', '-'), '…': '...'})
 
@@ -347,15 +364,16 @@ def _article_window(blocks: list[Block], chars: list[int], headlines: str = '') 
 
 
 def _story_lines(block: Block, headlines: str) -> list[str]:
-    """The lines of a content block that are the story's: not a line that is mostly a link's
-    anchor (LINK_LINE_SHARE of its visible characters), as 'Read also: <a>another story</a>' or a
-    teaser's headline inside an article are; the page's own headline stays (many sites link it to
-    the page itself). Each anchor is found in the text after the one before (links are in document
-    order), so a block's lines and links take one pass, not one search per pair; after
-    MAX_ANCHOR_MISSES anchors not in the text (an image's alt), the rest are not looked for."""
+    """The lines of a content block that are the story's: not a line pointing at another story
+    ('Read more: ...', _READ_ALSO_WORDS), nor a line that is mostly a link's anchor (LINK_LINE_SHARE
+    of its visible characters), as 'Read also: <a>another story</a>' or a teaser's headline inside
+    an article are; the page's own headline stays (many sites link it to the page itself). Each
+    anchor is found in the text after the one before (links are in document order), so a block's
+    lines and links take one pass, not one search per pair; after MAX_ANCHOR_MISSES anchors not in
+    the text (an image's alt), the rest are not looked for."""
     lines = block.text.split('\n')
     if not block.links:
-        return lines
+        return [line for line in lines if not _reads_also(line)]
     starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
     linked, position, misses = [0] * len(lines), 0, 0
     for link in block.links:
@@ -368,8 +386,13 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
         linked[bisect.bisect_right(starts, found) - 1] += len(link.anchor) - link.anchor.count(' ')
         position = found + len(link.anchor)
     return [line for line, anchors in zip(lines, linked)
-            if anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
-            or _is_headline_line(line, headlines)]
+            if (anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
+                or _is_headline_line(line, headlines)) and not _reads_also(line)]
+
+
+def _reads_also(line: str) -> bool:
+    """'Read more: <another story>' (_READ_ALSO_WORDS), or such words alone on the line."""
+    return len(line) <= MAX_READ_ALSO_CHARS and _READ_ALSO.match(line) is not None
 
 
 def _densest_when_none(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:

@@ -669,6 +669,17 @@ def test_lines_that_are_mostly_a_link_are_not_main_text_but_the_linked_headline_
     assert link_classes(page)['/news/flood-warnings.html'] == 'content'
 
 
+def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
+    page = extract('<article><p>{0}</p>'
+                   '<p>Read more: Looted colonial art: Germany to set up new contact office</p>'
+                   '<p><strong>LEA TAMBIÉN: <a href="/2024/ortega.html">Juan Carlos</a> en la OEA</strong></p>'
+                   '<p>Czytaj też:</p><p>Related</p>'
+                   '<p>Related studies were read more slowly: the lead author, who read also the others, '
+                   'said so.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip(), 'Related studies were read more slowly: the lead '
+                                      'author, who read also the others, said so.', STORY.strip()]
+
+
 def test_a_json_ld_article_body_says_which_blocks_are_the_story():
     """A modern page: the story in short paragraphs wrapped one by one, a newsletter box and a
     teaser between them, and the full text in JSON-LD (HTML-escaped, in a @graph)."""
