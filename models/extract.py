@@ -16,7 +16,8 @@ class/id/role/itemprop/data-component words), its heading, related-list words, a
 text-dense -> content, short anchors -> navigation, headline anchors -> related. Link density
 counts '#' and javascript: anchors as link text (menus are built from them) though they are not
 links. A mark is a mis-mark and void on a container holding most of the page's text (as the
-<body>'s class is), around the page's longest text-dense block, or around an article mark (the
+<body>'s class is), around the page's longest text-dense block, on a container holding most of its
+text-dense characters (a story a block per paragraph), or around an article mark (the
 story's own container: 'article-body', 'entry-content', itemprop articleBody), so 'share_wrapper'
 or 'adSkinLayer' around a whole story does not make it noise. A subtree the page hides (inline
 display:none, visibility:hidden, a hidden attribute) is its own block and never content. Then, on
@@ -83,6 +84,7 @@ HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for th
 MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
+STORY_MARK_SHARE = 0.5        # of a page's text-dense characters inside one mark: the story's container
 FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
 MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
@@ -150,7 +152,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     layouts = [layout(box) for box in boxes]  # what a box reads does not depend on its marks
     words = density_stop_words(root.get('lang') or root.get('xml:lang'), (laid_out[1] for laid_out in layouts))
     finished = [_finish(box, laid_out, words) for box, laid_out in zip(boxes, layouts)]
-    if _void_marks_around_longest_block(boxes, [measure for _, measure in finished]):
+    if _void_marks_around_the_story(boxes, [measure for _, measure in finished]):
         finished = [_finish(box, laid_out, words) if box.mark is not None else done
                     for box, laid_out, done in zip(boxes, layouts, finished)]
     measures = [measure for _, measure in finished]
@@ -265,17 +267,29 @@ def _canonical(links: list, hrefs: Hrefs) -> str | None:
     return None
 
 
-def _void_marks_around_longest_block(boxes: list[Box], measures: list[BlockMeasures]) -> bool:
-    """The page's longest visible text-dense block is its article: navigation or noise marks on
-    the containers around it are mis-marks ('share_wrapper', 'adSkinLayer' around a whole story)
-    and void. A hidden block is never the article (a consent dialog's texts, a script's data in a
-    hidden <div>). True when a mark was voided."""
+def _void_marks_around_the_story(boxes: list[Box], measures: list[BlockMeasures]) -> bool:
+    """Navigation or noise marks around the story are mis-marks ('share_wrapper', 'adSkinLayer',
+    'docked-sharebar' around a whole article) and void: the marks around the page's longest visible
+    text-dense block, and the mark whose blocks hold most of the page's text-dense characters (a
+    story laid out a block per paragraph, none of them long). A hidden block is never the story (a
+    consent dialog's texts, a script's data in a hidden <div>). True when a mark was voided."""
     dense = _dense_chars(measures)
     longest = max(range(len(dense)), key=dense.__getitem__, default=None)
-    if longest is None or dense[longest] < LONG_BLOCK_CHARS or boxes[longest].marker is None:
-        return False
-    void_marks(boxes[longest].mark)
-    return True
+    voided = False
+    if longest is not None and dense[longest] >= LONG_BLOCK_CHARS and boxes[longest].marker is not None:
+        void_marks(boxes[longest].mark)
+        voided = True
+    held = {}  # id(mark) -> [mark, dense characters of the blocks inside it]
+    for box, chars in zip(boxes, dense):
+        mark = box.mark if chars else None
+        while mark is not None:
+            held.setdefault(id(mark), [mark, 0])[1] += chars
+            mark = mark.outer
+    mark, chars = max(held.values(), key=lambda pair: pair[1], default=(None, 0))
+    if mark is not None and not mark.void and chars >= LONG_BLOCK_CHARS and chars > STORY_MARK_SHARE * sum(dense):
+        void_marks(mark)
+        voided = True
+    return voided
 
 
 def _dense_chars(measures: list[BlockMeasures]) -> list[int]:

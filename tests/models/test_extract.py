@@ -616,6 +616,22 @@ def test_marks_around_the_longest_text_block_are_void():
     assert link_classes(page)['/tweet.html'] == 'noise' and link_classes(page)['/h1/'] == 'related'
 
 
+def test_a_mark_around_most_of_the_text_dense_characters_is_void():
+    """A story laid out a block per paragraph, none of them long, in a container marked as a share
+    bar's: the page's link lists hold more text, but the story most of its text-dense characters,
+    so the mark is void; an ad inside the story and the lists keep their class."""
+    paragraph = STORY[:190].strip()
+    headlines = ''.join(f'<li><a href="/h{number}/">Another long headline about the weather, number {number}</a></li>'
+                        for number in range(30))
+    markup = ('<article class="docked-sharebar-container">'
+              + '<div class="paragraph"><p>{0}</p></div>' * 4
+              + '<div class="ad-slot"><p>Buy a new car today, the best prices in town on every model.</p></div>'
+              f'</article><ul>{headlines}</ul>')
+    page = extract(markup.format(paragraph), rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content'] * 4 + ['noise', 'related']
+    assert page.text.splitlines() == [paragraph] * 4
+
+
 def test_a_hidden_block_is_never_the_longest_text_block():
     """A consent dialog's texts or a script's data in a hidden <div> can be longer than the story:
     the story's is still the longest block the reader sees, and a mark around it is void."""
