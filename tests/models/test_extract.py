@@ -229,6 +229,23 @@ def test_a_class_word_after_has_no_with_below_names_a_neighbour_not_the_containe
     assert [block.kind for block in page.blocks] == ['content', 'content']
 
 
+def test_an_author_s_box_is_noise_but_the_byline_stays_with_the_story():
+    """The author's biography under a story ('author-box', 'authorBio', 'td-author-description',
+    'author_section') is not the story; a byline ('post-author', 'author-info', 'the-author') is a
+    line of its head, which 2012 gold keeps and a noise block there would cut from the headline."""
+    from models.segment import _attribute_hint
+    assert [_attribute_hint(value) for value in ('author-box-wrap', 'authorBio', 'td-author-description',
+                                                 'author_section-content', 'about-author', 'mntl-author-tooltip')
+            ] == ['noise'] * 6
+    assert [_attribute_hint(value) for value in ('post-author', 'author-info', 'the-author', 'author-name',
+                                                 'authority', 'author-profile')] == [None] * 6
+    bio = 'Jane Doe has written about the weather and the sea for the paper since 2008, from the coast.'
+    page = extract(f'<article><p class="post-author">By Jane Doe</p><p>{STORY}</p>'
+                   f'<div class="author-box"><p>{bio}</p></div></article>', rules_only=True)
+    assert page.text.splitlines() == ['By Jane Doe', STORY.strip()]
+    assert [block.kind for block in page.blocks] == ['content', 'noise']
+
+
 def test_a_class_word_joined_from_two_words_takes_more_than_a_letter_of_the_second():
     """'PageSection' and 'APageRoot' hold 'pages' and 'pager' only across their words (a site's
     whole <main> was a pager's links), 'margin-bottom' is a spacing, not a footer, and 'list' names
