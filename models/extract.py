@@ -24,7 +24,8 @@ display:none, visibility:hidden, a hidden attribute) is its own block and never 
 an article page (long blocks hold a good share of the content text), content blocks before the
 first long block (but the headline lines right before it) or after the last one become noise, so
 the main text is the article; every block stays in `blocks`. Last, a JSON-LD articleBody (what
-news sites give search engines) names the story's blocks outright (_structured_window).
+news sites give search engines) names the story's blocks outright (_structured_window), and is
+the main text of a page that does not show it (a story its script renders in the browser).
 """
 import bisect
 import dataclasses
@@ -85,6 +86,7 @@ MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
 STORY_MARK_SHARE = 0.5        # of a page's text-dense characters inside one mark: the story's container
+SHOWN_BODY_SHARE = 0.5        # of a JSON-LD articleBody in the page's blocks: else a script renders the story
 FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
 MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
@@ -118,6 +120,7 @@ class Block:
 class ExtractedPage:
     title: str
     text: str                       # the content blocks' text in document order, a line per paragraph
+                                    # (or the JSON-LD articleBody of a story the page does not show)
     meta_keywords: str
     meta_description: str
     canonical: str | None
@@ -160,14 +163,16 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     blocks = _article_window([block for block, _ in finished], [measure.chars for measure in measures], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
+    article_body = ''
     if not rules_only and blocks:
+        article_body = _structured_body(landmarks.scripts)
         blocks = _model_classes(blocks, measures)
-        blocks = _structured_window(blocks, measures, _structured_body(landmarks.scripts), headlines,
-                                    meta.get('description', ''))
+        blocks = _structured_window(blocks, measures, article_body, headlines, meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
+    text = '\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines))
     return ExtractedPage(
         title=_title(landmarks),
-        text='\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines)),
+        text=_script_rendered_story(text, blocks, article_body),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
         canonical=_canonical(landmarks.links, hrefs), encoding=encoding, links=_distinct_links(blocks),
         blocks=blocks, measures=measures)
@@ -469,6 +474,20 @@ def _structured_window(blocks: list[Block], measures: list[BlockMeasures], artic
             _reclassed(block, 'noise') if full and not inside and block.kind == 'content'
             and not _is_headline(block, headlines) and not _is_standfirst(block, standfirst) else block
             for block, inside in zip(blocks, in_body)]
+
+
+def _script_rendered_story(text: str, blocks: list[Block], article_body: str) -> str:
+    """The main text, or the JSON-LD articleBody when the page does not show it: a page whose
+    script renders the story in the browser has only its frame in the markup (menus, a teaser or
+    two), but tells search engines the whole story. Shown: the articleBody's characters in lines of
+    any block (SHOWN_BODY_SHARE of them), or a main text at least that long."""
+    body_chars = len(''.join(article_body.split()))
+    if body_chars < LONG_BLOCK_CHARS or len(''.join(text.split())) >= SHOWN_BODY_SHARE * body_chars:
+        return text
+    plain = article_body.translate(_PLAIN_PUNCTUATION)
+    if sum(_chars_in(block.text, plain) for block in blocks) >= SHOWN_BODY_SHARE * body_chars:
+        return text
+    return article_body
 
 
 def _is_standfirst(block: Block, standfirst: str) -> bool:

@@ -755,6 +755,20 @@ def test_a_json_ld_article_body_keeps_the_standfirst_and_matches_typographic_quo
     assert page.text.splitlines() == [standfirst, *[paragraph.replace("'", '’') for paragraph in paragraphs]]
 
 
+def test_a_story_the_page_does_not_show_is_its_json_ld_article_body():
+    """A page whose script renders the story has only its frame in the markup: its main text is the
+    articleBody it gives search engines, tags stripped. A page showing the story keeps its blocks."""
+    document = {'@type': 'NewsArticle', 'articleBody': f'<p>{STORY.strip()}</p> <p>The <b>ferry</b> did not sail.</p>'}
+    frame = ('<html><head><title>Storm hits the coast</title>'
+             f'<script type="application/ld+json">{json.dumps(document)}</script></head><body>'
+             '<div class="nav"><a href="/news/">News</a> <a href="/sport/">Sport</a></div>SHOWN'
+             '<div id="root"><p>Loading the story about the storm on the coast, please wait a moment.</p></div>'
+             '</body></html>')
+    assert extract(frame.replace('SHOWN', '')).text == STORY.strip() + ' The ferry did not sail.'
+    shown = extract(frame.replace('SHOWN', f'<article><p>{STORY}</p></article>'))
+    assert shown.text.splitlines() == [STORY.strip()]
+
+
 DEEP_JSON = '{"articleBody": "x", "a": ' + '[' * 100_000 + ']' * 100_000 + '}'
 
 
