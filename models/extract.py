@@ -91,10 +91,15 @@ FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when not
 MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 MAX_READ_ALSO_CHARS = 200     # of a 'Read more: <headline>' line; a longer one is a paragraph
+MAX_CREDIT_CHARS = 100        # of a 'Photo: <agency>' line
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
 _MARKUP_TAG = re.compile(r'<[^>]*>')
+# A photo's credit line: 'Foto: dpa', 'Photograph by ...', 'Bild via ...', 'Credit: Courtesy'.
+_PHOTO_CREDIT = re.compile(r'\W{0,3}(?:(?:foto|fotos|photo|photos|photograph|photography|picture|image|images|bild|'
+                           r'bilder|credit|credits|crédit|crédito|créditos|zdjęcie|fot\.)(?:\s*(?:by|von|via|de|credit))?'
+                           r'\s*[:：©/]|(?:photo|photograph|foto|bild|image)s?\s+(?:by|von|via|de)\s)', re.IGNORECASE)
 _READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：?？»>]|$)' % '|'.join(
     re.escape(words) for words in sorted(_READ_ALSO_WORDS, key=len, reverse=True)), re.IGNORECASE)
 _PLAIN_PUNCTUATION = str.maketrans({**dict.fromkeys('‘’‚‛′', "'"), **dict.fromkeys('“”„‟″', '"'),
@@ -384,7 +389,7 @@ def _article_window(blocks: list[Block], chars: list[int], headlines: str = '') 
 
 def _story_lines(block: Block, headlines: str) -> list[str]:
     """The lines of a content block that are the story's: not a line pointing at another story
-    ('Read more: ...', _READ_ALSO_WORDS), nor a line that is mostly a link's anchor (LINK_LINE_SHARE
+    ('Read more: ...', _READ_ALSO_WORDS) or crediting a photo ('Foto: dpa'), nor a line that is mostly a link's anchor (LINK_LINE_SHARE
     of its visible characters), as 'Read also: <a>another story</a>' or a teaser's headline inside
     an article are; the page's own headline stays (many sites link it to the page itself). Each
     anchor is found in the text after the one before (links are in document order), so a block's
@@ -392,7 +397,7 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
     the text (an image's alt), the rest are not looked for."""
     lines = block.text.split('\n')
     if not block.links:
-        return [line for line in lines if not _reads_also(line)]
+        return [line for line in lines if not _aside_line(line)]
     starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
     linked, position, misses = [0] * len(lines), 0, 0
     for link in block.links:
@@ -406,12 +411,14 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
         position = found + len(link.anchor)
     return [line for line, anchors in zip(lines, linked)
             if (anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
-                or _is_headline_line(line, headlines)) and not _reads_also(line)]
+                or _is_headline_line(line, headlines)) and not _aside_line(line)]
 
 
-def _reads_also(line: str) -> bool:
-    """'Read more: <another story>' (_READ_ALSO_WORDS), or such words alone on the line."""
-    return len(line) <= MAX_READ_ALSO_CHARS and _READ_ALSO.match(line) is not None
+def _aside_line(line: str) -> bool:
+    """'Read more: <another story>' (_READ_ALSO_WORDS) or such words alone on the line, or a
+    photo's credit ('Foto: dpa'): not the story's words, though inside its paragraphs."""
+    return ((len(line) <= MAX_READ_ALSO_CHARS and _READ_ALSO.match(line) is not None)
+            or (len(line) <= MAX_CREDIT_CHARS and _PHOTO_CREDIT.match(line) is not None))
 
 
 def _densest_when_none(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:

@@ -702,6 +702,14 @@ def test_lines_that_are_mostly_a_link_are_not_main_text_but_the_linked_headline_
     assert link_classes(page)['/news/flood-warnings.html'] == 'content'
 
 
+def test_a_photo_s_credit_line_is_not_main_text():
+    page = extract('<article><p>{0}</p><p>Foto: dpa/Marcus Brandt</p><p>Photograph by Jane Doe, National Geographic'
+                   '</p><p>Credit: Courtesy</p><p>The photo: a harbour in the storm, which the office watched all '
+                   'day.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip(), 'The photo: a harbour in the storm, which the office '
+                                      'watched all day.', STORY.strip()]
+
+
 def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
     page = extract('<article><p>{0}</p>'
                    '<p>Read more: Looted colonial art: Germany to set up new contact office</p>'
