@@ -83,6 +83,7 @@ KEEP_BEFORE = 2               # content blocks right before the first long one: 
 HEADLINE_LOOKBACK = 10        # blocks before the first long one searched for the headline: share bars,
                               # bylines, a lead image sit between them, a page's other stories further up
 MIN_HEADLINE_CHARS = 10       # a headline line found in the <title>, not a one-word site name
+HEADLINE_LINES = 2            # of a block, where its headline is: the first, or the second under a kicker
 IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD articleBody: the story's
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
 STORY_MARK_SHARE = 0.5        # of a page's text-dense characters inside one mark: the story's container
@@ -355,8 +356,9 @@ def _headlines(landmarks: _Landmarks) -> str:
 
 
 def _is_headline(block: Block, headlines: str) -> bool:
-    """The block's first line is the page's headline."""
-    return _is_headline_line(block.text.split('\n', 1)[0], headlines)
+    """The block's first line is the page's headline, or its second, under a kicker (a section's
+    name, 'Updated', a topic's tag)."""
+    return any(_is_headline_line(line, headlines) for line in block.text.split('\n', HEADLINE_LINES)[:HEADLINE_LINES])
 
 
 def _is_headline_line(line: str, headlines: str) -> bool:

@@ -545,6 +545,13 @@ def test_rules_on_an_article_page_content_outside_the_long_blocks_is_noise():
                    rules_only=True)
     assert page.text.splitlines() == ['Storm hits the coast', 'By a staff reporter', 'June 1, 2024',
                                       'Updated at noon', STORY.strip()]
+    # ... and under a kicker, the headline's block's first line
+    page = extract('<html><head><title>Storm hits the coast | The Paper</title></head><body>'
+                   '<div class="box"><p>Another story: the mayor opened a new bridge over the river.</p></div>'
+                   '<div class="box"><p>Weather</p><h1>Storm hits the coast</h1></div>'
+                   '<div class="share">Share this</div><div class="box"><p>{0}</p></div></body></html>'.format(STORY),
+                   rules_only=True)
+    assert page.text.splitlines() == ['Weather', 'Storm hits the coast', STORY.strip()]
 
 
 def test_hash_and_script_anchors_count_as_link_text_but_are_not_links():
