@@ -391,12 +391,12 @@ def _article_window(blocks: list[Block], chars: list[int], headlines: str = '') 
 
 def _story_lines(block: Block, headlines: str) -> list[str]:
     """The lines of a content block that are the story's: not a line pointing at another story
-    ('Read more: ...', _READ_ALSO_WORDS) or crediting a photo ('Foto: dpa'), nor a line that is mostly a link's anchor (LINK_LINE_SHARE
-    of its visible characters), as 'Read also: <a>another story</a>' or a teaser's headline inside
-    an article are; the page's own headline stays (many sites link it to the page itself). Each
-    anchor is found in the text after the one before (links are in document order), so a block's
-    lines and links take one pass, not one search per pair; after MAX_ANCHOR_MISSES anchors not in
-    the text (an image's alt), the rest are not looked for."""
+    ('Read more: ...', _READ_ALSO_WORDS) or crediting a photo ('Foto: dpa'), nor a line that is
+    mostly a link's anchor (LINK_LINE_SHARE of its visible characters), as 'Read also: <a>another
+    story</a>' or a teaser's headline inside an article are; the page's own headline stays (many
+    sites link it to the page itself). Each anchor is found in the text after the one before (links
+    are in document order), so a block's lines and links take one pass, not one search per pair;
+    after MAX_ANCHOR_MISSES anchors not in the text (an image's alt), the rest are not looked for."""
     lines = block.text.split('\n')
     if not block.links:
         return [line for line in lines if not _aside_line(line)]
