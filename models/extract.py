@@ -57,9 +57,10 @@ _HEADING_WORDS = (
 )
 # A line of an article that starts with one of these and a colon (or is one alone) points at another
 # story, linked or not ('Read more: ...', 'LEA TAMBIÉN: ...', 'Czytaj też: ...'): not the story's.
+# No first name ('Lea:', 'Lee:', 'Mira:' begin an interview's lines).
 _READ_ALSO_WORDS = (
     'read more', 'read also', 'also read', 'read next', 'see also', 'related', 'recommended', 'more on this',
-    'lea también', 'lee también', 'lea además', 'lea más', 'lee más', 'lea', 'lee', 'mire', 'mira', 'vea también',
+    'lea también', 'lee también', 'lea además', 'lea más', 'lee más', 'mire', 'mira también', 'vea también',
     'vea', 'ver también', 'ver más', 'puedes ver', 'puede ver', 'le puede interesar', 'te puede interesar',
     'también le puede interesar', 'te recomendamos', 'leer más', 'recomendado', 'relacionado', 'relacionada',
     'relacionados', 'relacionadas', 'leia também', 'veja também', 'leia mais', 'veja mais',

@@ -723,9 +723,11 @@ def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
                    '<p><strong>LEA TAMBIÉN: <a href="/2024/ortega.html">Juan Carlos</a> en la OEA</strong></p>'
                    '<p>Czytaj też:</p><p>Related</p>'
                    '<p>Related studies were read more slowly: the lead author, who read also the others, '
-                   'said so.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
+                   'said so.</p><p>Lee: the coast road was shut by noon.</p><p>{0}</p></article>'.format(STORY),
+                   rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), 'Related studies were read more slowly: the lead '
-                                      'author, who read also the others, said so.', STORY.strip()]
+                                      'author, who read also the others, said so.',
+                                      'Lee: the coast road was shut by noon.', STORY.strip()]
 
 
 def test_a_json_ld_article_body_says_which_blocks_are_the_story():
