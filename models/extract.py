@@ -28,6 +28,7 @@ news sites give search engines) names the story's blocks outright (_structured_w
 the main text of a page that does not show it (a story its script renders in the browser).
 """
 import bisect
+import collections
 import dataclasses
 import html
 import itertools
@@ -57,11 +58,11 @@ _HEADING_WORDS = (
 )
 # A line of an article that starts with one of these and a colon (or is one alone) points at another
 # story, linked or not ('Read more: ...', 'LEA TAMBIÉN: ...', 'Czytaj też: ...'): not the story's.
-# No first name ('Lea:', 'Lee:', 'Mira:' begin an interview's lines).
+# No word a speaker's line can start with ('Lee:', 'Mira:', 'Mire:' begin an interview's lines).
 _READ_ALSO_WORDS = (
     'read more', 'read also', 'also read', 'read next', 'see also', 'related', 'recommended', 'more on this',
-    'lea también', 'lee también', 'lea además', 'lea más', 'lee más', 'mire', 'mira también', 'vea también',
-    'vea', 'ver también', 'ver más', 'puedes ver', 'puede ver', 'le puede interesar', 'te puede interesar',
+    'lea también', 'lee también', 'lea además', 'lea más', 'lee más', 'mire también', 'mira también', 'vea también',
+    'ver también', 'ver más', 'puedes ver', 'puede ver', 'le puede interesar', 'te puede interesar',
     'también le puede interesar', 'te recomendamos', 'leer más', 'recomendado', 'relacionado', 'relacionada',
     'relacionados', 'relacionadas', 'leia também', 'veja também', 'leia mais', 'veja mais',
     'à lire aussi', 'a lire aussi', 'lire aussi', 'voir aussi', 'à lire', 'lire la suite', 'sur le même sujet',
@@ -99,10 +100,11 @@ _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x0
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
 _MARKUP_TAG = re.compile(r'<[^>]*>')
 # A photo's credit line: 'Foto: dpa', 'Photograph by ...', 'Bild via ...', 'Credit: Courtesy'.
-_PHOTO_CREDIT = re.compile(r'\W{0,3}(?:(?:foto|fotos|photo|photos|photograph|photography|picture|image|images|bild|'
-                           r'bilder|credit|credits|crédit|crédito|créditos|zdjęcie|fot\.)(?:\s*(?:by|von|via|de|credit))?'
-                           r'\s*[:：©/]|(?:photo|photograph|foto|bild|image)s?\s+(?:by|von|via|de)\s)', re.IGNORECASE)
-_READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：?？»>]|$)' % '|'.join(
+_PHOTO_CREDIT = re.compile(r'\W{0,3}(?:(?:foto|fotos|photo|photos|photograph|photographs|photographer|photography|'
+                           r'picture|image|images|bild|bilder|credit|credits|crédit|crédito|créditos|zdjęcie)'
+                           r'(?:\s*(?:by|von|via|credit))?\s*[:：©/]|fot\.\s|(?:photo|photograph|foto|bild|image)s?'
+                           r'\s+(?:by|von|via)\s)(?!.*[.!?。！？]$)', re.IGNORECASE)
+_READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：»>]|[?？]?\s*$)' % '|'.join(
     re.escape(words) for words in sorted(_READ_ALSO_WORDS, key=len, reverse=True)), re.IGNORECASE)
 _PLAIN_PUNCTUATION = str.maketrans({**dict.fromkeys('‘’‚‛′', "'"), **dict.fromkeys('“”„‟″', '"'),
                                     **dict.fromkeys('‐‑‒–—―', '-'), '…': '...'})
@@ -162,24 +164,23 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     layouts = [layout(box) for box in boxes]  # what a box reads does not depend on its marks
     words = density_stop_words(root.get('lang') or root.get('xml:lang'), (laid_out[1] for laid_out in layouts))
     finished = [_finish(box, laid_out, words) for box, laid_out in zip(boxes, layouts)]
-    if _void_marks_around_the_story(boxes, [measure for _, measure in finished]):
+    headlines = _headlines(landmarks)
+    if _void_marks_around_the_story(boxes, finished, headlines):
         finished = [_finish(box, laid_out, words) if box.mark is not None else done
                     for box, laid_out, done in zip(boxes, layouts, finished)]
     measures = [measure for _, measure in finished]
-    headlines = _headlines(landmarks)
     blocks = _article_window([block for block, _ in finished], [measure.chars for measure in measures], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
-    article_body = ''
+    bodies = [] if rules_only else _structured_bodies(landmarks.scripts)
     if not rules_only and blocks:
-        article_body = _structured_body(landmarks.scripts)
         blocks = _model_classes(blocks, measures)
-        blocks = _structured_window(blocks, measures, article_body, headlines, meta.get('description', ''))
+        blocks = _structured_window(blocks, measures, ' '.join(bodies), headlines, meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
     text = '\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines))
     return ExtractedPage(
         title=_title(landmarks),
-        text=_script_rendered_story(text, blocks, article_body),
+        text=_script_rendered_story(text, blocks, bodies),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
         canonical=_canonical(landmarks.links, hrefs), encoding=encoding, links=_distinct_links(blocks),
         blocks=blocks, measures=measures)
@@ -279,29 +280,45 @@ def _canonical(links: list, hrefs: Hrefs) -> str | None:
     return None
 
 
-def _void_marks_around_the_story(boxes: list[Box], measures: list[BlockMeasures]) -> bool:
+def _void_marks_around_the_story(boxes: list[Box], finished: list[tuple[Block, BlockMeasures]], headlines: str) -> bool:
     """Navigation or noise marks around the story are mis-marks ('share_wrapper', 'adSkinLayer',
-    'docked-sharebar' around a whole article) and void: the marks around the page's longest visible
-    text-dense block, and the mark whose blocks hold most of the page's text-dense characters (a
-    story laid out a block per paragraph, none of them long). A hidden block is never the story (a
-    consent dialog's texts, a script's data in a hidden <div>). True when a mark was voided."""
-    dense = _dense_chars(measures)
+    'docked-sharebar' around a whole article) and void, with the marks above them: the marks around
+    the page's longest visible text-dense block when it is long, and (a story laid out a block per
+    paragraph, none of them long) the innermost mark whose blocks hold most of the page's
+    text-dense characters when it also holds that longest block or the headline (comments can hold
+    more text than a short story, never its headline). A hidden block is never the story (a consent
+    dialog's texts, a script's data in a hidden <div>). True when a mark was voided."""
+    dense = _dense_chars([measure for _, measure in finished])
     longest = max(range(len(dense)), key=dense.__getitem__, default=None)
-    voided = False
-    if longest is not None and dense[longest] >= LONG_BLOCK_CHARS and boxes[longest].marker is not None:
+    if longest is None or not dense[longest]:
+        return False
+    voided = dense[longest] >= LONG_BLOCK_CHARS and boxes[longest].marker is not None
+    if voided:
         void_marks(boxes[longest].mark)
-        voided = True
-    held = {}  # id(mark) -> [mark, dense characters of the blocks inside it]
-    for box, chars in zip(boxes, dense):
-        mark = box.mark if chars else None
+    held, story = collections.Counter(), set()  # id(mark) -> text-dense characters inside; marks around the story
+    for index, (box, (block, _)) in enumerate(zip(boxes, finished)):
+        is_story = index == longest or (dense[index] and _is_headline(block, headlines))
+        mark = box.mark
         while mark is not None:
-            held.setdefault(id(mark), [mark, 0])[1] += chars
+            held[id(mark)] += dense[index]
+            if is_story:
+                story.add(id(mark))
             mark = mark.outer
-    mark, chars = max(held.values(), key=lambda pair: pair[1], default=(None, 0))
-    if mark is not None and not mark.void and chars >= LONG_BLOCK_CHARS and chars > STORY_MARK_SHARE * sum(dense):
-        void_marks(mark)
-        voided = True
-    return voided
+    marks = {id(mark): mark for box in boxes for mark in _marks_around(box)}
+    half = STORY_MARK_SHARE * sum(dense)
+    holding = [key for key, chars in held.items() if chars >= LONG_BLOCK_CHARS and chars > half]
+    innermost = min(holding, key=held.__getitem__, default=None)  # marks holding over half hold each other
+    if innermost is None or innermost not in story or marks[innermost].void:
+        return voided
+    void_marks(marks[innermost])
+    return True
+
+
+def _marks_around(box: Box):
+    mark = box.mark
+    while mark is not None:
+        yield mark
+        mark = mark.outer
 
 
 def _dense_chars(measures: list[BlockMeasures]) -> list[int]:
@@ -400,7 +417,7 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
     after MAX_ANCHOR_MISSES anchors not in the text (an image's alt), the rest are not looked for."""
     lines = block.text.split('\n')
     if not block.links:
-        return [line for line in lines if not _aside_line(line)]
+        return [line for line in lines if not _aside_line(line) or _is_headline_line(line, headlines)]
     starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
     linked, position, misses = [0] * len(lines), 0, 0
     for link in block.links:
@@ -413,8 +430,8 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
         linked[bisect.bisect_right(starts, found) - 1] += len(link.anchor) - link.anchor.count(' ')
         position = found + len(link.anchor)
     return [line for line, anchors in zip(lines, linked)
-            if (anchors < LINK_LINE_SHARE * (len(line) - line.count(' '))  # lines are whitespace-collapsed
-                or _is_headline_line(line, headlines)) and not _aside_line(line)]
+            if _is_headline_line(line, headlines)  # 'PHOTOS: ...' can be a headline
+            or (anchors < LINK_LINE_SHARE * (len(line) - line.count(' ')) and not _aside_line(line))]
 
 
 def _aside_line(line: str) -> bool:
@@ -438,9 +455,9 @@ def _densest_when_none(blocks: list[Block], measures: list[BlockMeasures]) -> li
     return [_reclassed(block, 'content') if index == densest else block for index, block in enumerate(blocks)]
 
 
-def _structured_body(scripts: list) -> str:
-    """The articleBody of the page's schema.org JSON-LD (news sites give search engines their
-    story's text there), tags stripped and whitespace collapsed; '' when there is none."""
+def _structured_bodies(scripts: list) -> list[str]:
+    """Each articleBody of the page's schema.org JSON-LD (news sites give search engines their
+    story's text there), tags stripped and whitespace collapsed."""
     bodies = []
     for script in scripts:
         text = script.text or ''
@@ -449,7 +466,7 @@ def _structured_body(scripts: list) -> str:
                 bodies += _article_bodies(json.loads(text))
             except (ValueError, RecursionError):  # broken or absurdly deep JSON: the blocks alone decide
                 continue
-    return collapse(html.unescape(_MARKUP_TAG.sub(' ', ' '.join(bodies))))
+    return [collapse(html.unescape(_MARKUP_TAG.sub(' ', body))) for body in bodies]
 
 
 def _article_bodies(document) -> list[str]:
@@ -486,11 +503,16 @@ def _structured_window(blocks: list[Block], measures: list[BlockMeasures], artic
             for block, inside in zip(blocks, in_body)]
 
 
-def _script_rendered_story(text: str, blocks: list[Block], article_body: str) -> str:
-    """The main text, or the JSON-LD articleBody when the page does not show it: a page whose
-    script renders the story in the browser has only its frame in the markup (menus, a teaser or
-    two), but tells search engines the whole story. Shown: the articleBody's characters in lines of
-    any block (SHOWN_BODY_SHARE of them), or a main text at least that long."""
+def _script_rendered_story(text: str, blocks: list[Block], bodies: list[str]) -> str:
+    """The main text, or the page's one JSON-LD articleBody when the page does not show it: a page
+    whose script renders the story in the browser has only its frame in the markup (menus, a teaser
+    or two, an empty <div id="root">), but tells search engines the whole story. Shown: the
+    articleBody's characters in lines of any block (SHOWN_BODY_SHARE of them), or a main text at
+    least that long. A page of several articleBodies (a front page's list of stories) is not one
+    story."""
+    if len(bodies) != 1:
+        return text
+    article_body = bodies[0]
     body_chars = len(''.join(article_body.split()))
     if body_chars < LONG_BLOCK_CHARS or len(''.join(text.split())) >= SHOWN_BODY_SHARE * body_chars:
         return text

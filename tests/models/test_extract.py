@@ -654,6 +654,12 @@ def test_a_mark_around_most_of_the_text_dense_characters_is_void():
     page = extract(markup.format(paragraph), rules_only=True)
     assert [block.kind for block in page.blocks] == ['content'] * 4 + ['noise', 'related']
     assert page.text.splitlines() == [paragraph] * 4
+    # comments holding most of those characters are not the story: its longest block is elsewhere
+    comment = 'I was on the coast road that morning and the water came over the wall twice, a reader wrote.'
+    page = extract(f'<article><p>{paragraph}</p><p>{paragraph}</p></article><section class="comments">'
+                   + ''.join(f'<div><a href="/u{n}">Reader {n}</a><p>{comment}</p><a href="/r{n}">Reply</a></div>'
+                             for n in range(8)) + f'</section><ul>{headlines}</ul>', rules_only=True)
+    assert page.text.splitlines() == [paragraph] * 2
 
 
 def test_a_hidden_block_is_never_the_longest_text_block():
@@ -710,11 +716,15 @@ def test_lines_that_are_mostly_a_link_are_not_main_text_but_the_linked_headline_
 
 
 def test_a_photo_s_credit_line_is_not_main_text():
-    page = extract('<article><p>{0}</p><p>Foto: dpa/Marcus Brandt</p><p>Photograph by Jane Doe, National Geographic'
-                   '</p><p>Credit: Courtesy</p><p>The photo: a harbour in the storm, which the office watched all '
-                   'day.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
-    assert page.text.splitlines() == [STORY.strip(), 'The photo: a harbour in the storm, which the office '
-                                      'watched all day.', STORY.strip()]
+    """A short line naming a photo's source is not the story; a sentence that starts alike, or the
+    page's headline, is."""
+    page = extract('<html><head><title>PHOTOS: Storm hits the coast</title></head><body><article>'
+                   '<h1>PHOTOS: Storm hits the coast</h1><p>{0}</p><p>Foto: dpa/Marcus Brandt</p>'
+                   '<p>Photograph by Jane Doe, National Geographic</p><p>Credit: Courtesy</p><p>Fot. PAP</p>'
+                   '<p>Photos by the sea were taken at dawn.</p><p>{0}</p></article></body></html>'.format(STORY),
+                   rules_only=True)
+    assert page.text.splitlines() == ['PHOTOS: Storm hits the coast', STORY.strip(),
+                                      'Photos by the sea were taken at dawn.', STORY.strip()]
 
 
 def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
@@ -723,11 +733,11 @@ def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
                    '<p><strong>LEA TAMBIÉN: <a href="/2024/ortega.html">Juan Carlos</a> en la OEA</strong></p>'
                    '<p>Czytaj też:</p><p>Related</p>'
                    '<p>Related studies were read more slowly: the lead author, who read also the others, '
-                   'said so.</p><p>Lee: the coast road was shut by noon.</p><p>{0}</p></article>'.format(STORY),
-                   rules_only=True)
+                   'said so.</p><p>Lee: the coast road was shut by noon.</p><p>Schon gelesen?</p>'
+                   '<p>Passend dazu? Nein.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), 'Related studies were read more slowly: the lead '
                                       'author, who read also the others, said so.',
-                                      'Lee: the coast road was shut by noon.', STORY.strip()]
+                                      'Lee: the coast road was shut by noon.', 'Passend dazu? Nein.', STORY.strip()]
 
 
 def test_a_json_ld_article_body_says_which_blocks_are_the_story():
@@ -784,6 +794,10 @@ def test_a_story_the_page_does_not_show_is_its_json_ld_article_body():
     assert extract(frame.replace('SHOWN', '')).text == STORY.strip() + ' The ferry did not sail.'
     shown = extract(frame.replace('SHOWN', f'<article><p>{STORY}</p></article>'))
     assert shown.text.splitlines() == [STORY.strip()]
+    empty = frame.split('<body>')[0] + '<body><div id="root"></div></body></html>'  # no block at all
+    assert extract(empty).text == STORY.strip() + ' The ferry did not sail.'
+    listing = {'@type': 'ItemList', 'itemListElement': [document, {'@type': 'NewsArticle', 'articleBody': STORY}]}
+    assert extract(empty.replace(json.dumps(document), json.dumps(listing))).text == ''  # a front page's stories
 
 
 DEEP_JSON = '{"articleBody": "x", "a": ' + '[' * 100_000 + ']' * 100_000 + '}'
