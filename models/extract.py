@@ -295,26 +295,24 @@ def _void_marks_around_the_story(boxes: list[Box], finished: list[tuple[Block, B
     voided = dense[longest] >= LONG_BLOCK_CHARS and boxes[longest].marker is not None
     if voided:
         void_marks(boxes[longest].mark)
-    held, story = collections.Counter(), set()  # id(mark) -> text-dense characters inside; marks around the story
-    for index, (box, (block, _)) in enumerate(zip(boxes, finished)):
-        is_story = index == longest or (dense[index] and _is_headline(block, headlines))
-        mark = box.mark
-        while mark is not None:
-            held[id(mark)] += dense[index]
-            if is_story:
-                story.add(id(mark))
-            mark = mark.outer
-    marks = {id(mark): mark for box in boxes for mark in _marks_around(box)}
+    held = collections.Counter()  # mark -> text-dense characters of the blocks inside it
+    for box, chars in zip(boxes, dense):
+        if chars:
+            for mark in _marks_around(box):
+                held[mark] += chars
     half = STORY_MARK_SHARE * sum(dense)
-    holding = [key for key, chars in held.items() if chars >= LONG_BLOCK_CHARS and chars > half]
+    holding = [mark for mark, chars in held.items() if chars >= LONG_BLOCK_CHARS and chars > half]
     innermost = min(holding, key=held.__getitem__, default=None)  # marks holding over half hold each other
-    if innermost is None or innermost not in story or marks[innermost].void:
+    if innermost is None or innermost.void or not any(
+            innermost in _marks_around(box) and (index == longest or _is_headline(block, headlines))
+            for index, (box, (block, _)) in enumerate(zip(boxes, finished)) if dense[index]):
         return voided
-    void_marks(marks[innermost])
+    void_marks(innermost)
     return True
 
 
 def _marks_around(box: Box):
+    """The box's mark and the ones it overrides, innermost first."""
     mark = box.mark
     while mark is not None:
         yield mark
