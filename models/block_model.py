@@ -60,6 +60,7 @@ class BlockMeasures:
     lines: int
     stop_word_density: float
     punctuation: int            # sentence punctuation marks
+    preformatted: int = 0       # <pre> in it: code, a listing (not a model feature)
     windowed: bool = False      # the article window took it out of the content
 
 

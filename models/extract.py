@@ -43,7 +43,7 @@ from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, density_stop_words, feature_rows, text_measures
 from models.html import header_charset, utf8_markup
-from models.segment import HEADING, LIST_ITEM, PARAGRAPH, Anchor, Box, Hrefs, collapse, layout, segment, void_marks
+from models.segment import HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment, void_marks
 from models.text import is_chinese
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
@@ -174,7 +174,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         measure.windowed = block.kind != measure.rule_kind
     bodies = [] if rules_only else _structured_bodies(landmarks.scripts)
     if not rules_only and blocks:
-        blocks = _model_classes(blocks, measures)
+        blocks = _code_in_the_story(_model_classes(blocks, measures), measures)
         blocks = _structured_window(blocks, measures, ' '.join(bodies), headlines, meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
     text = '\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines))
@@ -201,6 +201,19 @@ def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[B
         kind = 'content' if content else 'noise' if measure.rule_kind == 'content' else block.kind
         classes.append(block if kind == block.kind else _reclassed(block, kind))
     return classes
+
+
+def _code_in_the_story(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
+    """A text-dense block of preformatted text (<pre>: code, a shell session, a listing) between
+    two content blocks is the story's: the block model, trained on news pages, reads code as noise
+    (no stop words, odd punctuation), and a programming tutorial without its code is no tutorial."""
+    content = [index for index, block in enumerate(blocks) if block.kind == 'content']
+    if len(content) < 2:
+        return blocks
+    first, last = content[0], content[-1]
+    return [_reclassed(block, 'content') if (first < index < last and block.kind == 'noise' and measure.preformatted
+                                             and measure.rule_kind == 'content') else block
+            for index, (block, measure) in enumerate(zip(blocks, measures))]
 
 
 def _is_binary(body: bytes) -> bool:
@@ -338,7 +351,7 @@ def _finish(box: Box, laid_out: tuple, stop_words: frozenset) -> tuple[Block, Bl
     # BlockMeasures' fields in order: made with keywords, it took three times as long (~80 blocks a page)
     measures = BlockMeasures(text_chars, anchor_chars, len(anchors), raw.count(PARAGRAPH), raw.count(LIST_ITEM),
                              raw.count(HEADING), box.tag, box.depth, box.marker, box.related_marker, box.article,
-                             box.hidden, kind, lines, density, punctuation)
+                             box.hidden, kind, lines, density, punctuation, raw.count(PREFORMATTED))
     return block, measures
 
 

@@ -66,10 +66,11 @@ cdef dict _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'na
                         'aside': 'related', 'figcaption': 'noise'}
 _SECTION_PARTS = ('header', 'footer')  # inside sectioning content or <main> they are its own (_in_section)
 # A line's start marker says which tag began it, in a whitespace character text processing drops
-# anyway (str.split), so the block model can count paragraphs, list items and headings.
-PARAGRAPH, LIST_ITEM, HEADING = '\x1c', '\x1d', '\x1e'
+# anyway (str.split), so the block model can count paragraphs, list items and headings, and the
+# rules preformatted text (extract.py _code_in_the_story).
+PARAGRAPH, LIST_ITEM, HEADING, PREFORMATTED = '\x1c', '\x1d', '\x1e', '\x1f'
 _LINE_STARTS = {'p': '\n' + PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n' + LIST_ITEM),
-                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n' + HEADING)}
+                **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n' + HEADING), 'pre': '\n' + PREFORMATTED}
 
 MAX_INLINE_CHARS = 80         # no more text than this (and one link) -> part of the parent's text
 MARKED_PAGE_SHARE = 0.5       # a marked container with half the page's text is its body, not a menu
@@ -840,6 +841,7 @@ cdef class _Walk:
     cdef xmlNode* anchor_node
     cdef Anchor anchor
     cdef Py_ssize_t anchor_start
+    cdef int preformatted           # open <pre> elements: their text's line breaks are lines
 
     cdef bint start(self, xmlNode* node) except -1:
         """The element's start; True: skip its subtree."""
@@ -863,10 +865,17 @@ cdef class _Walk:
             if url or (href is not None and _DEAD_HREF.match(href)):
                 self.anchor_node, self.anchor, self.anchor_start = node, _anchor(url), len(self.items) + 1
                 self.items.append(self.anchor)
+        if strcmp(<const char*>node.name, b'pre') == 0:
+            self.preformatted += 1
         text = cetree.textOf(node)
         if text:
-            self.items.append(text.replace('\n', ' '))  # '\n' marks line breaks only
+            self.items.append(self._pieces(text))
         return False
+
+    cdef str _pieces(self, str text):
+        """'\\n' marks line breaks only: a source line break is a space, but in a <pre> (code, a
+        poem, a plain-text mail), where the browser shows it as one."""
+        return text if self.preformatted else text.replace('\n', ' ')
 
     cdef int end(self, xmlNode* node) except -1:
         cdef Box box = self.open_boxes[-1], parent
@@ -885,9 +894,11 @@ cdef class _Walk:
             self.items.extend(closed)
         elif _role(_tag(node)) == LINE:
             self.items.append('\n')
+        if self.preformatted and strcmp(<const char*>node.name, b'pre') == 0:
+            self.preformatted -= 1
         tail = cetree.tailOf(node)
         if tail:
-            self.items.append(tail.replace('\n', ' '))
+            self.items.append(self._pieces(tail))
         return 0
 
     cdef list finish(self):

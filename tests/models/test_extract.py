@@ -1,4 +1,5 @@
 import datetime
+import html
 import json
 import os
 import random
@@ -699,6 +700,50 @@ def test_a_figure_caption_is_noise_not_main_text():
                    '</figure><p>{0}</p></article>'.format(STORY), rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), STORY.strip()]
     assert [block.kind for block in page.blocks if 'Waves' in block.text] == ['noise']
+
+
+def test_preformatted_text_keeps_its_lines():
+    """A <pre>'s line breaks are lines, as the browser shows them (code, a poem, a plain-text mail);
+    elsewhere a line break in the source is a space."""
+    page = extract('<article><p>{0}</p><pre><code>import requests\nresponse = requests.get(url)\n'
+                   '<b>print</b>(response.status_code)</code></pre><p>One sentence\nover two source lines.</p>'
+                   '<p>{0}</p></article>'.format(STORY), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip(), 'import requests', 'response = requests.get(url)',
+                                      'print(response.status_code)', 'One sentence over two source lines.',
+                                      STORY.strip()]
+
+
+TUTORIAL = ['I ran the test again on my own laptop. It still failed, and I was sure I had tested this before the talk.',
+            'I looked through my terminal history. There it was, and I ran it again: it passed when run alone.',
+            'So the test passes in isolation and fails in the full suite, which points to some state shared '
+            'between tests.',
+            'The settings override adds the tests folder to the static files, and the test server collects them '
+            'when it starts.',
+            'Nothing here looked shared, so I turned to the storage backend, which caches what it has found.']
+SHELL_SESSION = """>>> from django.contrib.staticfiles import finders, storage
+>>> from django.utils.functional import empty
+>>> finders.get_finder.cache_clear()
+>>> finders.find('tests/index.html')
+'/home/me/project/tests/index.html'
+>>> storage.staticfiles_storage._wrapped = empty
+>>> storage.staticfiles_storage.path('tests/index.html')
+'/home/me/project/static/tests/index.html'"""
+
+
+def test_code_between_the_story_s_paragraphs_is_content():
+    """A programming post: the block model, trained on news pages, calls its second shell session
+    noise (a 'cushion-sides' spacing class reads as a side column's mark); between two content
+    blocks, preformatted text is the story's."""
+    code = '<div class="codehilite"><pre>{}</pre></div>'.format(html.escape(SHELL_SESSION))
+    paragraphs = ['<p>{}</p>'.format(paragraph) for paragraph in TUTORIAL]
+    page = extract('<html><head><title>Testing with Django</title></head><body><main id="main-content">'
+                   '<div class="full row cushion-sides"><div class="reading-wrapper blog-text">'
+                   '<h1>Testing with Django</h1>' + ''.join(paragraphs[:3]) + code + paragraphs[3] + code
+                   + paragraphs[4] + '</div></div></main><footer><a href="/about/">About</a> '
+                   '<a href="/contact/">Contact</a></footer></body></html>')
+    assert [block.kind for block in page.blocks if block.text == SHELL_SESSION] == ['content', 'content']
+    assert page.text.count(SHELL_SESSION) == 2
+    assert page.text.splitlines()[-1] == TUTORIAL[4]
 
 
 def test_lines_that_are_mostly_a_link_are_not_main_text_but_the_linked_headline_is():
