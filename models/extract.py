@@ -43,7 +43,8 @@ from lxml import etree
 
 from models.block_model import BlockMeasures, decide_content, density_stop_words, feature_rows, text_measures
 from models.html import header_charset, utf8_markup
-from models.segment import HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment, void_marks
+from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment,
+                            void_marks)
 from models.text import is_chinese
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.

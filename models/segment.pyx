@@ -869,10 +869,10 @@ cdef class _Walk:
             self.preformatted += 1
         text = cetree.textOf(node)
         if text:
-            self.items.append(self._pieces(text))
+            self.items.append(self._piece(text))
         return False
 
-    cdef str _pieces(self, str text):
+    cdef str _piece(self, str text):
         """'\\n' marks line breaks only: a source line break is a space, but in a <pre> (code, a
         poem, a plain-text mail), where the browser shows it as one."""
         return text if self.preformatted else text.replace('\n', ' ')
@@ -898,7 +898,7 @@ cdef class _Walk:
             self.preformatted -= 1
         tail = cetree.tailOf(node)
         if tail:
-            self.items.append(self._pieces(tail))
+            self.items.append(self._piece(tail))
         return 0
 
     cdef list finish(self):
