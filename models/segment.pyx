@@ -54,7 +54,8 @@ cdef enum Role:
 
 cdef dict _TAG_ROLES = {  # typed module globals: Cython reads them with C calls, not attribute lookups
     # rt and rp: a ruby annotation's reading (furigana, pinyin) and its fallback brackets, not the text's words
-    **dict.fromkeys('script style noscript template svg head select textarea iframe object rt rp'.split(), SKIPPED),
+    # math: a formula's MathML (Wikipedia's, hidden for screen readers, with its TeX), whose letters split a sentence
+    **dict.fromkeys('script style noscript template svg math head select textarea iframe object rt rp'.split(), SKIPPED),
     **dict.fromkeys('div section article aside nav header footer main menu ul ol dl table td th form '
                     'center figcaption'.split(), CONTAINER),
     **dict.fromkeys('p h1 h2 h3 h4 h5 h6 br li tr dt dd hr blockquote pre address '

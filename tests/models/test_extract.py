@@ -484,6 +484,22 @@ def test_a_ruby_annotation_s_reading_is_not_the_text():
     assert page.text == '災害に気をつけてください。汉字的读音。'
 
 
+def test_a_formula_s_mathml_is_not_the_text_and_does_not_split_its_line():
+    """Wikipedia's formulas: MathML for screen readers in a hidden span (its TeX in an annotation),
+    an image for the eye. The sentence around them stays one line of one block."""
+    formula = ('<span class="mwe-math-element"><span class="mwe-math-mathml-inline" style="display: none;">'
+               '<math alttext="{{\\displaystyle {0}}}"><semantics><mrow><mi>{0}</mi></mrow>'
+               '<annotation encoding="application/x-tex">{{\\displaystyle {0}}}</annotation></semantics></math>'
+               '</span><img src="/math/{0}.svg" class="mwe-math-fallback-image-inline" aria-hidden="true" alt="{0}">'
+               '</span>')
+    page = extract('<div id="mw-content-text"><p>{0}</p><p>Given a set of {1} high-dimensional objects, t-SNE '
+                   'first computes probabilities proportional to the similarity of objects {2} and {3}.</p>'
+                   '<p>{0}</p></div>'.format(STORY, formula.format('N'), formula.format('x'), formula.format('y')))
+    assert page.text.splitlines() == [STORY.strip(), 'Given a set of high-dimensional objects, t-SNE first computes '
+                                      'probabilities proportional to the similarity of objects and .', STORY.strip()]
+    assert len(page.blocks) == 1
+
+
 def test_noscript_is_read_only_when_it_holds_text_outside_links():
     # a tag left open in a <noscript> makes the parser nest the rest of the page in it
     page = extract('<noscript><div id="nojs"></noscript><div id="main"><p>' + STORY + '</p></div>'
