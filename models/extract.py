@@ -91,6 +91,8 @@ IN_BODY_SHARE = 0.5           # of a block's characters in lines of the JSON-LD 
 FULL_BODY_SHARE = 0.8         # of the articleBody found in such blocks: a full text, not a summary
 STORY_MARK_SHARE = 0.5        # of a page's text-dense characters inside one mark: the story's container
 SHOWN_BODY_SHARE = 0.5        # of a JSON-LD articleBody in the page's blocks: else a script renders the story
+STORY_LIST_CONTAINERS = ('ul', 'ol', 'dl', 'table')  # a block that is one list or table (not a layout's cell)
+STORY_LIST_STOP_WORDS = 0.1   # stop-word density of a list of running text, not of a toolbar's labels
 FALLBACK_MIN_CHARS = 100      # of a page's densest block, made content when nothing else is (a paragraph)
 MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sentence, not a site's slogan
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
@@ -175,7 +177,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         measure.windowed = block.kind != measure.rule_kind
     bodies = [] if rules_only else _structured_bodies(landmarks.scripts)
     if not rules_only and blocks:
-        blocks = _code_in_the_story(_model_classes(blocks, measures), measures)
+        blocks = _story_parts_the_model_misses(_model_classes(blocks, measures), measures)
         blocks = _structured_window(blocks, measures, ' '.join(bodies), headlines, meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
     text = '\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines))
@@ -204,17 +206,27 @@ def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[B
     return classes
 
 
-def _code_in_the_story(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
-    """A text-dense block of preformatted text (<pre>: code, a shell session, a listing) between
-    two content blocks is the story's: the block model, trained on news pages, reads code as noise
-    (no stop words, odd punctuation), and a programming tutorial without its code is no tutorial."""
+def _story_parts_the_model_misses(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
+    """Parts of a story the block model, trained on news pages, reads as noise, among the blocks the
+    rules found text-dense: preformatted text (<pre>: code, a shell session) between two content
+    blocks, as a programming tutorial without its code is no tutorial; and a list or table with
+    running text in it (STORY_LIST_STOP_WORDS) right between two content blocks: a recipe's
+    ingredients, a story's bullet points, a table of figures. A toolbar's list ('Font size:
+    Decrease Increase') or a weather widget there has no running text."""
     content = [index for index, block in enumerate(blocks) if block.kind == 'content']
     if len(content) < 2:
         return blocks
     first, last = content[0], content[-1]
-    return [_reclassed(block, 'content') if (first < index < last and block.kind == 'noise' and measure.preformatted
-                                             and measure.rule_kind == 'content') else block
-            for index, (block, measure) in enumerate(zip(blocks, measures))]
+
+    def is_story(index: int, measure: BlockMeasures) -> bool:
+        if measure.preformatted:
+            return True
+        return (measure.container in STORY_LIST_CONTAINERS and measure.stop_word_density >= STORY_LIST_STOP_WORDS
+                and blocks[index - 1].kind == 'content' and blocks[index + 1].kind == 'content')
+
+    return [_reclassed(block, 'content') if (first < index < last and block.kind == 'noise'
+                                             and measure.rule_kind == 'content' and is_story(index, measure))
+            else block for index, (block, measure) in enumerate(zip(blocks, measures))]
 
 
 def _is_binary(body: bytes) -> bool:

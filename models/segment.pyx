@@ -68,7 +68,7 @@ cdef dict _TAG_HINTS = {'nav': 'navigation', 'menu': 'navigation', 'header': 'na
 _SECTION_PARTS = ('header', 'footer')  # inside sectioning content or <main> they are its own (_in_section)
 # A line's start marker says which tag began it, in a whitespace character text processing drops
 # anyway (str.split), so the block model can count paragraphs, list items and headings, and the
-# rules preformatted text (extract.py _code_in_the_story).
+# rules preformatted text (extract.py _story_parts_the_model_misses).
 PARAGRAPH, LIST_ITEM, HEADING, PREFORMATTED = '\x1c', '\x1d', '\x1e', '\x1f'
 _LINE_STARTS = {'p': '\n' + PARAGRAPH, **dict.fromkeys(('li', 'dt', 'dd'), '\n' + LIST_ITEM),
                 **dict.fromkeys(('h1', 'h2', 'h3', 'h4', 'h5', 'h6'), '\n' + HEADING), 'pre': '\n' + PREFORMATTED}

@@ -762,6 +762,31 @@ def test_code_between_the_story_s_paragraphs_is_content():
     assert page.text.splitlines()[-1] == TUTORIAL[4]
 
 
+BLOG_PARAGRAPHS = ('After all the rush of the weeks before Christmas, it was time for a break: a facial treatment at a '
+                   'small institute in the old town, where the owner has been working with French products for years.',
+                   'Ninety minutes later my skin felt rested, and so did I. We talked about what she does and why she '
+                   'does it, and about what anyone can do at home after a long day.')
+
+
+@pytest.mark.parametrize('items, kind', [
+    (['An aroma compress for the face', 'Cleansing of the face', 'A massage of the face with a warm, reviving oil',
+      'A peeling that is made for the skin type', 'A mask and a cream to finish the treatment'], 'content'),
+    (['Font size: Decrease Increase', 'Email article: Email', 'Print article: Print', 'Share: Facebook Twitter'],
+     'noise')])
+def test_a_list_of_running_text_right_inside_the_story_is_content_a_toolbar_is_not(items, kind):
+    """A WordPress theme's container of story and sidebar ('penci_sidebar right-sidebar') marks the
+    story as related; the block model then calls the treatment's steps noise. A list with running text
+    right between two content blocks is the story's; a toolbar there has no running text."""
+    page = extract('<html><head><title>A facial treatment</title></head><body><div class="container '
+                   'container-single penci_sidebar right-sidebar"><div id="main"><div class="theiaStickySidebar">'
+                   '<article class="post"><h1>A facial treatment</h1><p>{0}</p><ol>{2}</ol><p>{1}</p></article></div>'
+                   '</div><div id="sidebar"><h3>Popular</h3><ul><li><a href="/a.html">One story</a></li>'
+                   '<li><a href="/b.html">Another story</a></li></ul></div></div></body></html>'.format(
+                       *BLOG_PARAGRAPHS, ''.join(f'<li>{item}</li>' for item in items)))
+    assert [block.kind for block in page.blocks if block.text == '\n'.join(items)] == [kind]
+    assert (items[0] in page.text.splitlines()) == (kind == 'content')
+
+
 def test_lines_that_are_mostly_a_link_are_not_main_text_but_the_linked_headline_is():
     floods = 'Flood warnings issued for the whole of the coast as the rivers rise'
     page = extract('<html><head><title>Storm hits the coast | The Paper</title></head><body><article>'
