@@ -102,10 +102,11 @@ MAX_CREDIT_CHARS = 100        # of a 'Photo: <agency>' line
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
 _MARKUP_TAG = re.compile(r'<[^>]*>')
-# A photo's credit line: 'Foto: dpa', 'Photograph by ...', 'Bild via ...', 'Credit: Courtesy'.
+# A photo's credit line: 'Foto: dpa', 'Photograph by ...', 'Bild via ...', 'Credit: Courtesy', '© Getty Images'
+# (and a copyright line, '© Reuters 2007': today's main-text gold leaves both out, 2012's kept some).
 _PHOTO_CREDIT = re.compile(r'\W{0,3}(?:(?:foto|fotos|photo|photos|photograph|photographs|photographer|photography|'
                            r'picture|image|images|bild|bilder|credit|credits|crédit|crédito|créditos|zdjęcie)'
-                           r'(?:\s*(?:by|von|via|credit))?\s*[:：©/]|fot\.\s|(?:photo|photograph|foto|bild|image)s?'
+                           r'(?:\s*(?:by|von|via|credit))?\s*[:：©/]|fot\.\s|©|(?:photo|photograph|foto|bild|image)s?'
                            r'\s+(?:by|von|via)\s)(?!.*[.!?。！？]$)', re.IGNORECASE)
 _READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：»>]|[?？]?\s*$)' % '|'.join(
     re.escape(words) for words in sorted(_READ_ALSO_WORDS, key=len, reverse=True)), re.IGNORECASE)
@@ -460,7 +461,7 @@ def _story_lines(block: Block, headlines: str) -> list[str]:
 
 def _aside_line(line: str) -> bool:
     """'Read more: <another story>' (_READ_ALSO_WORDS) or such words alone on the line, or a
-    photo's credit ('Foto: dpa'): not the story's words, though inside its paragraphs."""
+    photo's credit ('Foto: dpa', '© Getty Images'): not the story's words, though inside its paragraphs."""
     return ((len(line) <= MAX_READ_ALSO_CHARS and _READ_ALSO.match(line) is not None)
             or (len(line) <= MAX_CREDIT_CHARS and _PHOTO_CREDIT.match(line) is not None))
 

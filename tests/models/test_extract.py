@@ -807,6 +807,7 @@ def test_a_photo_s_credit_line_is_not_main_text():
     page = extract('<html><head><title>PHOTOS: Storm hits the coast</title></head><body><article>'
                    '<h1>PHOTOS: Storm hits the coast</h1><p>{0}</p><p>Foto: dpa/Marcus Brandt</p>'
                    '<p>Photograph by Jane Doe, National Geographic</p><p>Credit: Courtesy</p><p>Fot. PAP</p>'
+                   '<p>© Oli Scarff/Getty Images</p><p>(© Reuters 2024)</p>'
                    '<p>Photos by the sea were taken at dawn.</p><p>{0}</p></article></body></html>'.format(STORY),
                    rules_only=True)
     assert page.text.splitlines() == ['PHOTOS: Storm hits the coast', STORY.strip(),
