@@ -759,6 +759,8 @@ cdef class Box:
     cdef public int depth           # containers around it
     cdef Py_ssize_t chars           # visible characters, once counted (_box_chars)
     cdef Py_ssize_t inner           # inner boxes added to items: most containers have none
+    cdef Py_ssize_t number          # the container's, in document order (the body's: 0)
+    cdef public Py_ssize_t container  # the number of the container it is in; its own text's: that one's
     cdef xmlNode* node              # the container's element while the walk is in it, else NULL
 
     def __init__(self, list items=None, Mark mark=None, bint related_marker=False, bint article=False,
@@ -784,12 +786,14 @@ cdef class Box:
         box._fill([], own or self.mark, self.related_marker or hint == 'related', self.article or hint == 'article',
                   hint is not None or hidden, self.hidden or hidden, own, tag, self.depth + 1)
         box.node = node
+        box.container = self.number
         return box
 
     cdef Box own_text(self, list items):
         """A block of this container's own pieces, between or around its inner boxes."""
         cdef Box box = Box.__new__(Box)
         box._fill(items, self.mark, self.related_marker, self.article, False, self.hidden, None, self.tag, self.depth)
+        box.container = self.number
         return box
 
     @property
@@ -843,6 +847,7 @@ cdef class _Walk:
     cdef Anchor anchor
     cdef Py_ssize_t anchor_start
     cdef int preformatted           # open <pre> elements: their text's line breaks are lines
+    cdef Py_ssize_t containers      # container boxes opened so far (each one's number)
 
     cdef bint start(self, xmlNode* node) except -1:
         """The element's start; True: skip its subtree."""
@@ -856,6 +861,8 @@ cdef class _Walk:
         hidden = self.anchor is None and node is not self.top and _is_hidden(node)
         if (role == CONTAINER or hidden) and self.anchor is None and node is not self.top:
             box = (<Box>self.open_boxes[-1]).inside(node, tag, hidden)
+            self.containers += 1
+            box.number = self.containers
             self.open_boxes.append(box)
             self.items = box.items
         elif role == LINE:
