@@ -174,7 +174,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
                     for box, laid_out, done in zip(boxes, layouts, finished)]
     measures = [measure for _, measure in finished]
     blocks = _article_window([block for block, _ in finished], [measure.chars for measure in measures],
-                             [box.container for box in boxes], headlines)
+                             [box.enclosing for box in boxes], headlines)
     for block, measure in zip(blocks, measures):
         measure.windowed = block.kind != measure.rule_kind
     bodies = [] if rules_only else _structured_bodies(landmarks.scripts)
@@ -412,7 +412,7 @@ def _is_headline_line(line: str, headlines: str) -> bool:
     return len(line) >= MIN_HEADLINE_CHARS and line in headlines
 
 
-def _article_window(blocks: list[Block], chars: list[int], containers: list[int],
+def _article_window(blocks: list[Block], chars: list[int], enclosing: list[int],
                     headlines: str = '') -> list[Block]:
     """On an article page (its long content blocks hold ARTICLE_SHARE of the content text), content
     blocks before the first long block or after the last one become noise: teasers, short
@@ -420,9 +420,9 @@ def _article_window(blocks: list[Block], chars: list[int], containers: list[int]
     navigation. The article starts earlier at up to KEEP_BEFORE adjacent content blocks (headline,
     date line), or at its headline: a content block that starts with a line of the <title> or
     first <h1>, among the HEADLINE_LOOKBACK blocks before the first long one. It ends later at the
-    content blocks right after the last long one in the same container (`containers`: each block's,
-    Box.container), the story's closing paragraphs after a photo or a quote box that split them
-    from it. `chars`: each block's visible characters (BlockMeasures.chars, counted as its text was
+    content blocks right after the last long one in the same container (`enclosing`: each block's
+    container, Box.enclosing), the story's closing paragraphs after a photo or a quote box that
+    split them from it. `chars`: each block's visible characters (BlockMeasures.chars, counted as its text was
     laid out)."""
     sizes = [size if block.kind == 'content' else 0 for block, size in zip(blocks, chars)]
     long = [index for index, size in enumerate(sizes) if size >= LONG_BLOCK_CHARS]
@@ -431,8 +431,8 @@ def _article_window(blocks: list[Block], chars: list[int], containers: list[int]
     first, last = long[0], long[-1]
     while first > 0 and long[0] - first < KEEP_BEFORE and blocks[first - 1].kind == 'content':
         first -= 1
-    story_container = containers[last]
-    while last + 1 < len(blocks) and blocks[last + 1].kind == 'content' and containers[last + 1] == story_container:
+    story_container = enclosing[last]
+    while last + 1 < len(blocks) and blocks[last + 1].kind == 'content' and enclosing[last + 1] == story_container:
         last += 1
     headline = next((index for index in range(first - 1, max(0, long[0] - HEADLINE_LOOKBACK) - 1, -1)
                      if blocks[index].kind == 'content' and _is_headline(blocks[index], headlines)), first)

@@ -760,7 +760,7 @@ cdef class Box:
     cdef Py_ssize_t chars           # visible characters, once counted (_box_chars)
     cdef Py_ssize_t inner           # inner boxes added to items: most containers have none
     cdef Py_ssize_t number          # the container's, in document order (the body's: 0)
-    cdef public Py_ssize_t container  # the number of the container it is in; its own text's: that one's
+    cdef public Py_ssize_t enclosing  # the number of the container it is in (its own text's: that container's)
     cdef xmlNode* node              # the container's element while the walk is in it, else NULL
 
     def __init__(self, list items=None, Mark mark=None, bint related_marker=False, bint article=False,
@@ -786,14 +786,14 @@ cdef class Box:
         box._fill([], own or self.mark, self.related_marker or hint == 'related', self.article or hint == 'article',
                   hint is not None or hidden, self.hidden or hidden, own, tag, self.depth + 1)
         box.node = node
-        box.container = self.number
+        box.enclosing = self.number
         return box
 
     cdef Box own_text(self, list items):
         """A block of this container's own pieces, between or around its inner boxes."""
         cdef Box box = Box.__new__(Box)
         box._fill(items, self.mark, self.related_marker, self.article, False, self.hidden, None, self.tag, self.depth)
-        box.container = self.number
+        box.enclosing = self.number
         return box
 
     @property
