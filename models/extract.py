@@ -182,7 +182,8 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         blocks = _story_parts_the_model_misses(_model_classes(blocks, measures), measures)
         blocks = _structured_window(blocks, measures, ' '.join(bodies), headlines, meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
-    text = '\n'.join(line for block in blocks if block.kind == 'content' for line in _story_lines(block, headlines))
+    text = '\n'.join(line for block, measure in zip(blocks, measures) if block.kind == 'content'
+                     for line in _story_lines(block, headlines, measure.preformatted > 0))
     return ExtractedPage(
         title=_title(landmarks),
         text=_script_rendered_story(text, blocks, bodies),
@@ -209,26 +210,25 @@ def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[B
 
 
 def _story_parts_the_model_misses(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
-    """Parts of a story the block model, trained on news pages, reads as noise, among the blocks the
-    rules found text-dense: preformatted text (<pre>: code, a shell session) between two content
-    blocks, as a programming tutorial without its code is no tutorial; and a list or table with
-    running text in it (STORY_LIST_STOP_WORDS) right between two content blocks: a recipe's
-    ingredients, a story's bullet points, a table of figures. A toolbar's list ('Font size:
-    Decrease Increase') or a weather widget there has no running text."""
+    """Blocks the rules found text-dense that the block model, trained on news pages, calls noise
+    inside a story: preformatted text (code) anywhere between its first and last content blocks,
+    and a list or table with running text (_is_story_list) right between two content blocks."""
     content = [index for index, block in enumerate(blocks) if block.kind == 'content']
     if len(content) < 2:
         return blocks
     first, last = content[0], content[-1]
-
-    def is_story(index: int, measure: BlockMeasures) -> bool:
-        if measure.preformatted:
-            return True
-        return (measure.container in STORY_LIST_CONTAINERS and measure.stop_word_density >= STORY_LIST_STOP_WORDS
-                and blocks[index - 1].kind == 'content' and blocks[index + 1].kind == 'content')
-
     return [_reclassed(block, 'content') if (first < index < last and block.kind == 'noise'
-                                             and measure.rule_kind == 'content' and is_story(index, measure))
+                                             and measure.rule_kind == 'content'
+                                             and (measure.preformatted or _is_story_list(blocks, index, measure)))
             else block for index, (block, measure) in enumerate(zip(blocks, measures))]
+
+
+def _is_story_list(blocks: list[Block], index: int, measure: BlockMeasures) -> bool:
+    """One list or table (not a layout's cell) with running text (STORY_LIST_STOP_WORDS) between two
+    content blocks: a recipe's ingredients, a story's bullet points, a table of figures; a toolbar's
+    'Font size: Decrease Increase' or a weather widget there has no running text."""
+    return (measure.container in STORY_LIST_CONTAINERS and measure.stop_word_density >= STORY_LIST_STOP_WORDS
+            and blocks[index - 1].kind == 'content' and blocks[index + 1].kind == 'content')
 
 
 def _is_binary(body: bytes) -> bool:
@@ -419,11 +419,11 @@ def _article_window(blocks: list[Block], chars: list[int], enclosing: list[int],
     comments, the text of other stories. They had few links (< LINK_DENSITY), so noise, not
     navigation. The article starts earlier at up to KEEP_BEFORE adjacent content blocks (headline,
     date line), or at its headline: a content block that starts with a line of the <title> or
-    first <h1>, among the HEADLINE_LOOKBACK blocks before the first long one. It ends later at the
-    content blocks right after the last long one in the same container (`enclosing`: each block's
-    container, Box.enclosing), the story's closing paragraphs after a photo or a quote box that
-    split them from it. `chars`: each block's visible characters (BlockMeasures.chars, counted as its text was
-    laid out)."""
+    first <h1>, among the HEADLINE_LOOKBACK blocks before the first long one. It ends later, at the
+    last of the content blocks that follow the last long one in its container (`enclosing`:
+    Box.enclosing of each block), up to the first block that is not content: the story's closing
+    paragraphs, split from it by an image or an embed without text. `chars`: each block's visible
+    characters (BlockMeasures.chars, counted as its text was laid out)."""
     sizes = [size if block.kind == 'content' else 0 for block, size in zip(blocks, chars)]
     long = [index for index, size in enumerate(sizes) if size >= LONG_BLOCK_CHARS]
     if not long or sum(sizes[index] for index in long) < ARTICLE_SHARE * sum(sizes):
@@ -440,15 +440,19 @@ def _article_window(blocks: list[Block], chars: list[int], enclosing: list[int],
             for index, block in enumerate(blocks)]
 
 
-def _story_lines(block: Block, headlines: str) -> list[str]:
+def _story_lines(block: Block, headlines: str, preformatted: bool = False) -> list[str]:
     """The lines of a content block that are the story's: not a line pointing at another story
     ('Read more: ...', _READ_ALSO_WORDS) or crediting a photo ('Foto: dpa'), nor a line that is
     mostly a link's anchor (LINK_LINE_SHARE of its visible characters), as 'Read also: <a>another
     story</a>' or a teaser's headline inside an article are; the page's own headline stays (many
-    sites link it to the page itself). Each anchor is found in the text after the one before (links
-    are in document order), so a block's lines and links take one pass, not one search per pair;
-    after MAX_ANCHOR_MISSES anchors not in the text (an image's alt), the rest are not looked for."""
+    sites link it to the page itself). A block with preformatted text keeps every line: a code
+    listing's '# © 2024 Example Corp' or 'image: nginx:1.25' is no credit. Each anchor is found in
+    the text after the one before (links are in document order), so a block's lines and links take
+    one pass, not one search per pair; after MAX_ANCHOR_MISSES anchors not in the text (an image's
+    alt), the rest are not looked for."""
     lines = block.text.split('\n')
+    if preformatted:
+        return lines
     if not block.links:
         return [line for line in lines if not _aside_line(line) or _is_headline_line(line, headlines)]
     starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))

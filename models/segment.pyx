@@ -759,7 +759,7 @@ cdef class Box:
     cdef public int depth           # containers around it
     cdef Py_ssize_t chars           # visible characters, once counted (_box_chars)
     cdef Py_ssize_t inner           # inner boxes added to items: most containers have none
-    cdef Py_ssize_t number          # the container's, in document order (the body's: 0)
+    cdef Py_ssize_t number          # a container's, in document order (0: the body, and own-text boxes)
     cdef public Py_ssize_t enclosing  # the number of the container it is in (its own text's: that container's)
     cdef xmlNode* node              # the container's element while the walk is in it, else NULL
 
@@ -847,7 +847,7 @@ cdef class _Walk:
     cdef Anchor anchor
     cdef Py_ssize_t anchor_start
     cdef int preformatted           # open <pre> elements: their text's line breaks are lines
-    cdef Py_ssize_t containers      # container boxes opened so far (each one's number)
+    cdef Py_ssize_t containers_opened  # so far: each container box's number
 
     cdef bint start(self, xmlNode* node) except -1:
         """The element's start; True: skip its subtree."""
@@ -861,8 +861,8 @@ cdef class _Walk:
         hidden = self.anchor is None and node is not self.top and _is_hidden(node)
         if (role == CONTAINER or hidden) and self.anchor is None and node is not self.top:
             box = (<Box>self.open_boxes[-1]).inside(node, tag, hidden)
-            self.containers += 1
-            box.number = self.containers
+            self.containers_opened += 1
+            box.number = self.containers_opened
             self.open_boxes.append(box)
             self.items = box.items
         elif role == LINE:
@@ -902,7 +902,7 @@ cdef class _Walk:
             self.items.extend(closed)
         elif _role(_tag(node)) == LINE:
             self.items.append('\n')
-        if self.preformatted and strcmp(<const char*>node.name, b'pre') == 0:
+        if strcmp(<const char*>node.name, b'pre') == 0:
             self.preformatted -= 1
         tail = cetree.tailOf(node)
         if tail:

@@ -370,7 +370,7 @@ def test_a_block_s_lines_are_its_raw_text_s_lines_and_words_collapsed():
         return '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
 
     chance = random.Random(5)
-    pieces = ['a', 'Z', '中', ' ', '  ', '\n', '\n\n', '\t', '\r', '\x1c', '\x1d', '\x1e', '\u3000', '\xa0',
+    pieces = ['a', 'Z', '中', ' ', '  ', '\n', '\n\n', '\t', '\r', '\x1c', '\x1d', '\x1e', '\x1f', '\u3000', '\xa0',
               '\u2028', '\x85', '\u200b', '😀', 'é']
     texts = ['', ' ', '\n', 'word', ' \n \n', '\n a \n\n b c \n']
     texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 60))) for _ in range(5000)]
@@ -388,7 +388,7 @@ def test_context_is_fifty_collapsed_characters_each_side_whatever_the_whitespace
         return f'{before} {collapse(raw[end:end + 200])[:50]}'.strip()
 
     chance = random.Random(11)
-    pieces = ['a', 'Z', '中', '文', ' ', '  ', '\n', '\t', '\x1c', '\x1d', '\x1e', '\u3000', '\xa0',
+    pieces = ['a', 'Z', '中', '文', ' ', '  ', '\n', '\t', '\x1c', '\x1d', '\x1e', '\x1f', '\u3000', '\xa0',
               '\u2028', '\x85', '\u200b', '😀', 'é']
     texts = ['', ' ', 'word', ' '.join(['w'] * 60), '中' * 300, ('ab ' * 40) + '|' + (' cd' * 40)]
     texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 500))) for _ in range(3000)]
@@ -729,13 +729,16 @@ def test_a_figure_caption_is_noise_not_main_text():
 
 def test_preformatted_text_keeps_its_lines():
     """A <pre>'s line breaks are lines, as the browser shows them (code, a poem, a plain-text mail);
-    elsewhere a line break in the source is a space."""
+    elsewhere, and after the </pre>, a line break in the source is a space. A listing's lines are
+    no credits or read-also lines."""
     page = extract('<article><p>{0}</p><pre><code>import requests\nresponse = requests.get(url)\n'
                    '<b>print</b>(response.status_code)</code></pre><p>One sentence\nover two source lines.</p>'
-                   '<p>{0}</p></article>'.format(STORY), rules_only=True)
+                   '<div><pre>image: nginx:1.25\n# © 2024 Example Corp\nCredits: none\nRead more: the docs</pre>'
+                   'and then\nthe tail</div><p>{0}</p></article>'.format(STORY), rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), 'import requests', 'response = requests.get(url)',
                                       'print(response.status_code)', 'One sentence over two source lines.',
-                                      STORY.strip()]
+                                      'image: nginx:1.25', '# © 2024 Example Corp', 'Credits: none',
+                                      'Read more: the docs', 'and then the tail', STORY.strip()]
 
 
 SHELL_SESSION = """>>> from django.contrib.staticfiles import finders, storage
@@ -779,9 +782,28 @@ def test_story_parts_the_block_model_misses_are_content_between_content_blocks(m
     assert [block.kind for block in _story_parts_the_model_misses(list(blocks), list(measures))] == \
         ['content', kind, 'content']
     # not after the story's last content block
-    blocks, measures = zip(story_block('content', STORY), story_block('noise', **middle))
+    blocks, measures = zip(story_block('content', STORY), story_block('content', STORY), story_block('noise', **middle))
     assert [block.kind for block in _story_parts_the_model_misses(list(blocks), list(measures))] == \
-        ['content', 'noise']
+        ['content', 'content', 'noise']
+
+
+def test_a_treatment_s_steps_inside_a_wordpress_story_are_main_text():
+    """A theme's container of story and sidebar ('penci_sidebar right-sidebar') marks the story as a
+    side column's; the block model calls the list of steps between its paragraphs noise, and
+    Extract keeps it as the story's (_story_parts_the_model_misses)."""
+    steps = ['An aroma compress for the face', 'Cleansing of the face', 'A massage of the face with a warm, reviving '
+             'oil', 'A peeling that is made for the skin type', 'A mask and a cream to finish the treatment']
+    page = extract('<html><head><title>A facial treatment</title></head><body><div class="container '
+                   'container-single penci_sidebar right-sidebar"><div id="main"><div class="theiaStickySidebar">'
+                   '<article class="post"><h1>A facial treatment</h1><p>After all the rush of the weeks before '
+                   'Christmas, it was time for a break: a facial treatment at a small institute in the old town, '
+                   'where the owner has been working with French products for years.</p><ol>{0}</ol><p>Ninety '
+                   'minutes later my skin felt rested, and so did I. We talked about what she does and why she does '
+                   'it, and about what anyone can do at home after a long day.</p></article></div></div>'
+                   '<div id="sidebar"><h3>Popular</h3><ul><li><a href="/a.html">One story</a></li>'
+                   '<li><a href="/b.html">Another story</a></li></ul></div></div></body></html>'.format(
+                       ''.join(f'<li>{step}</li>' for step in steps)))
+    assert '\n'.join(steps) in page.text
 
 
 def test_code_anywhere_between_the_story_s_content_blocks_a_list_only_right_between_two():
