@@ -44,7 +44,7 @@ from lxml import etree
 from models.block_model import BlockMeasures, decide_content, density_stop_words, feature_rows, text_measures
 from models.html import header_charset, utf8_markup
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment,
-                            void_marks)
+                            visible_chars, void_marks)
 from models.text import is_chinese
 
 # Block headings, matched as lower-case substrings; the first class that matches wins.
@@ -526,7 +526,7 @@ def _structured_window(blocks: list[Block], measures: list[BlockMeasures], artic
     and the standfirst (a block that starts with the page's meta description: the articleBody
     often leaves it out). Lines are matched with their quotes and dashes plain: a CMS types "he's"
     in the articleBody where the page shows "he’s"."""
-    body_chars = len(''.join(article_body.split()))
+    body_chars = visible_chars(article_body)
     if body_chars < LONG_BLOCK_CHARS:
         return blocks
     article_body = article_body.translate(_PLAIN_PUNCTUATION)
@@ -550,8 +550,8 @@ def _script_rendered_story(text: str, blocks: list[Block], bodies: list[str]) ->
     if len(bodies) != 1:
         return text
     article_body = bodies[0]
-    body_chars = len(''.join(article_body.split()))
-    if body_chars < LONG_BLOCK_CHARS or len(''.join(text.split())) >= SHOWN_BODY_SHARE * body_chars:
+    body_chars = visible_chars(article_body)
+    if body_chars < LONG_BLOCK_CHARS or visible_chars(text) >= SHOWN_BODY_SHARE * body_chars:
         return text
     plain = article_body.translate(_PLAIN_PUNCTUATION)
     if sum(_chars_in(block.text, plain) for block in blocks) >= SHOWN_BODY_SHARE * body_chars:
@@ -568,7 +568,7 @@ def _is_standfirst(block: Block, standfirst: str) -> bool:
 
 def _chars_in(text: str, article_body: str) -> int:
     """Visible characters of the text's lines (MIN_BODY_LINE_CHARS or longer) in the articleBody."""
-    return sum(len(''.join(line.split())) for line in text.split('\n')
+    return sum(visible_chars(line) for line in text.split('\n')
                if len(line) >= MIN_BODY_LINE_CHARS and line.translate(_PLAIN_PUNCTUATION) in article_body)
 
 
@@ -602,7 +602,7 @@ def _short_anchors(anchors: list[str]) -> bool:
     """Menu-like anchors: a few characters (Chinese) or words (other languages) each, on average."""
     joined = ' '.join(anchors)
     if is_chinese(joined):
-        return len(''.join(joined.split())) <= SHORT_ANCHOR_CHARS * len(anchors)
+        return visible_chars(joined) <= SHORT_ANCHOR_CHARS * len(anchors)
     return len(joined.split()) <= SHORT_ANCHOR_WORDS * len(anchors)
 
 

@@ -998,6 +998,11 @@ cdef Py_ssize_t _visible_chars(str string, Py_ssize_t limit):
     return visible
 
 
+cpdef Py_ssize_t visible_chars(str text):
+    """len(''.join(text.split())): the characters a reader sees, whitespace of every kind left out."""
+    return _visible_chars(text, PY_SSIZE_T_MAX)
+
+
 cdef bint _at_most_visible_chars(list strings, Py_ssize_t limit):
     """At most `limit` visible characters in the strings together (short ones are not read)."""
     cdef Py_ssize_t length = 0, visible = 0

@@ -363,8 +363,9 @@ def test_context_is_the_text_around_an_inline_link():
 
 def test_a_block_s_lines_are_its_raw_text_s_lines_and_words_collapsed():
     """The compiled lines_text gives what splitting the raw text into lines and words gives, with
-    every kind of whitespace str.split() knows (a line break is only a newline)."""
-    from models.segment import lines_text
+    every kind of whitespace str.split() knows (a line break is only a newline); visible_chars counts
+    the characters that splitting leaves."""
+    from models.segment import lines_text, visible_chars
 
     def by_splits(raw):
         return '\n'.join(' '.join(line.split()) for line in raw.split('\n') if line and not line.isspace())
@@ -376,6 +377,7 @@ def test_a_block_s_lines_are_its_raw_text_s_lines_and_words_collapsed():
     texts += [''.join(chance.choice(pieces) for _ in range(chance.randint(0, 60))) for _ in range(5000)]
     for raw in texts:
         assert lines_text(raw) == by_splits(raw), raw
+        assert visible_chars(raw) == len(''.join(raw.split())), raw
 
 
 def test_context_is_fifty_collapsed_characters_each_side_whatever_the_whitespace():
