@@ -35,6 +35,7 @@ import itertools
 import json
 import re
 import threading
+import unicodedata
 from typing import NamedTuple
 from urllib.parse import urljoin
 
@@ -133,7 +134,8 @@ class Block:
 class ExtractedPage:
     title: str
     text: str                       # the content blocks' text in document order, a line per paragraph
-                                    # (or the JSON-LD articleBody of a story the page does not show)
+                                    # (or the JSON-LD articleBody of a story the page does not show), in
+                                    # NFC: one spelling of 'য়' or 'é' whichever the page's bytes used
     meta_keywords: str
     meta_description: str
     canonical: str | None
@@ -186,7 +188,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
                      for line in _story_lines(block, headlines, measure.preformatted > 0))
     return ExtractedPage(
         title=_title(landmarks),
-        text=_script_rendered_story(text, blocks, bodies),
+        text=unicodedata.normalize('NFC', _script_rendered_story(text, blocks, bodies)),
         meta_keywords=meta.get('keywords', ''), meta_description=meta.get('description', ''),
         canonical=_canonical(landmarks.links, hrefs), encoding=encoding, links=_distinct_links(blocks),
         blocks=blocks, measures=measures)

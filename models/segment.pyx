@@ -48,6 +48,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)  # text[index], unchecked
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object text)  # from the string's kind: 0x7f for ASCII
 
 cdef enum Role:
     NONE, SKIPPED, CONTAINER, LINE
@@ -882,8 +883,9 @@ cdef class _Walk:
 
     cdef str _piece(self, str text):
         """'\\n' marks line breaks only: a source line break is a space, but in a <pre> (code, a
-        poem, a plain-text mail), where the browser shows it as one."""
-        return text if self.preformatted else text.replace('\n', ' ')
+        poem, a plain-text mail), where the browser shows it as one. Invisible hyphenation and
+        word-break hints are not text (_without_invisible)."""
+        return _without_invisible(text if self.preformatted else text.replace('\n', ' '))
 
     cdef int end(self, xmlNode* node) except -1:
         cdef Box box = self.open_boxes[-1], parent
@@ -919,6 +921,25 @@ cdef class _Walk:
                 mark.void = mark.void or (page_chars > 0 and chars >= MARKED_PAGE_SHARE * page_chars)
         _inline_small_boxes(self.page)
         return _split(self.page)
+
+
+cdef inline bint _is_invisible(Py_UCS4 character):
+    """A soft hyphen (German and Dutch sites hyphenate every long word with &shy;), a zero-width
+    space or word joiner, a byte order mark: shown as nothing, they would split a word for
+    search and tokens. Joiners that shape a script's letters (U+200C, U+200D) are kept."""
+    return character == 0xAD or character == 0x200B or character == 0x2060 or character == 0xFEFF
+
+
+cdef str _without_invisible(str text):
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t index, length = len(text)
+    if PyUnicode_MAX_CHAR_VALUE(text) < 0xAD:
+        return text
+    for index in range(length):
+        if _is_invisible(PyUnicode_READ(kind, data, index)):
+            return ''.join([character for character in text if not _is_invisible(character)])
+    return text
 
 
 cdef _close_anchor(Anchor anchor, xmlNode* node, list pieces):

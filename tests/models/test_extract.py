@@ -4,6 +4,7 @@ import json
 import os
 import random
 import re
+import unicodedata
 
 import pytest
 
@@ -500,6 +501,28 @@ def test_a_formula_s_mathml_is_not_the_text_and_does_not_split_its_line():
     assert page.text.splitlines() == [STORY.strip(), 'Given a set of high-dimensional objects, t-SNE first computes '
                                       'probabilities proportional to the similarity of objects and .', STORY.strip()]
     assert len(page.blocks) == 1
+
+
+def test_soft_hyphens_and_zero_width_spaces_are_not_text():
+    """German sites hyphenate every long word with &shy;: the reader sees 'Mittelalter', and so must
+    search, tokens and the main text. Joiners that shape letters (ZWJ, ZWNJ) stay."""
+    page = extract('<div><p>Schon im Mit&shy;tel&shy;al\u00adter war der St. Mag\u00adda\u00adle\u00adner das '
+                   'Aus\u00adhän\u00adge\u00adschild der Süd\u2060ti\u200bro\ufeffler Wein\u00adwirt\u00adschaft. '
+                   + STORY + '</p><p>میخواهم \u200c ایران 👩\u200d💻 ' + STORY + '</p>'
+                   '<p><a href="/wein/">Wein\u00adkel\u00adler</a></p></div>')
+    assert page.text.splitlines()[0] == ('Schon im Mittelalter war der St. Magdalener das Aushängeschild der '
+                                         'Südtiroler Weinwirtschaft. ' + STORY.strip())
+    assert '\u200c' in page.text and '👩\u200d💻' in page.text
+    assert [link.anchor for link in page.links] == ['Weinkeller']
+
+
+def test_the_main_text_is_in_one_normal_form_whichever_the_page_used():
+    """'য়' is one code point on some Bengali sites and two (য + nukta) on others; 'é' likewise in
+    decomposed Latin text: the main text is NFC, so a search for either spelling finds it."""
+    as_the_page_wrote_it = 'কুষ্টি\u09dfা-১ আসনের সংসদ সদস্য। Cafe\u0301 de la gare. '
+    page = extract('<div><p>' + as_the_page_wrote_it + STORY + '</p><p>' + STORY + '</p></div>')
+    assert page.text.splitlines()[0] == unicodedata.normalize('NFC', as_the_page_wrote_it + STORY.strip())
+    assert 'কুষ্টি\u09af\u09bcা-১' in page.text and 'Caf\u00e9 de la gare' in page.text
 
 
 def test_noscript_is_read_only_when_it_holds_text_outside_links():
