@@ -931,6 +931,8 @@ cdef inline bint _is_invisible(Py_UCS4 character):
 
 
 cdef str _without_invisible(str text):
+    """The text without _is_invisible characters: the same string when it has none, as nearly every
+    piece has (checked in place; an ASCII piece is not even read)."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_ssize_t index, length = len(text)
