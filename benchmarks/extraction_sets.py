@@ -244,3 +244,24 @@ def load_sets(split: str) -> dict[str, tuple[list[Page], int]]:
         with_gold = [page for page in pages if tokens(page.gold)]
         chosen[name] = (with_gold, len(pages) - len(with_gold))
     return chosen
+
+
+def snippet_pages(tests: Path) -> list[tuple[Page, dict]]:
+    """trafilatura's evaluation pages (tests/evaldata.json: URL -> file, 'with' and 'without'
+    snippets; the file in tests/cache or tests/eval) with their snippets. A wrong directory or a
+    partial clone: ValueError, saying which."""
+    try:
+        annotations = json.loads((tests / 'evaldata.json').read_text(encoding='utf-8'))
+    except (OSError, ValueError) as error:
+        raise ValueError(f'--snippets wants the tests/ directory of a trafilatura clone, with evaldata.json: '
+                         f'{error}') from error
+    pages = []
+    for url, item in sorted(annotations.items()):
+        path = next((tests / folder / item['file'] for folder in ('cache', 'eval')
+                     if (tests / folder / item['file']).is_file()), None)
+        if path is None:
+            raise ValueError(f'{tests}: no page file {item["file"]!r} in cache/ or eval/ (a partial clone?)')
+        if not url.startswith(('http://', 'https://')):  # a few keys are names ('hard::...'): Focal needs a base
+            url = f'http://trafilatura-eval.invalid/{item["file"]}'
+        pages.append((Page(item['file'], path.read_bytes(), url, '', test=False), item))  # the block model learns from it
+    return pages

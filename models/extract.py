@@ -42,7 +42,8 @@ from urllib.parse import urljoin
 import numpy as np
 from lxml import etree
 
-from models.block_model import BlockMeasures, decide_content, density_stop_words, feature_rows, text_measures
+from models.block_model import (BlockMeasures, TreeEnsemble, decide_content, density_stop_words, feature_rows,
+                                text_measures)
 from models.html import header_charset, utf8_markup
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment,
                             visible_chars, void_marks)
@@ -146,9 +147,11 @@ class ExtractedPage:
     error: str | None = None        # why nothing could be extracted
 
 
-def extract_page(body: bytes, url: str, content_type: str | None = None, rules_only: bool = False) -> ExtractedPage:
+def extract_page(body: bytes, url: str, content_type: str | None = None, rules_only: bool = False,
+                 model: TreeEnsemble | None = None) -> ExtractedPage:
     """Everything the crawl round needs from one page; bad input gives `error`, never an exception.
-    rules_only leaves out the block model (to train it on the rules' classes)."""
+    rules_only leaves out the block model (to train it on the rules' classes); `model` replaces the
+    shipped one (block_model.content_model(); a benchmark's model fitted without the page)."""
     if not body:
         return _failed('empty body')
     if _is_binary(body):
@@ -181,7 +184,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
         measure.windowed = block.kind != measure.rule_kind
     bodies = [] if rules_only else _structured_bodies(landmarks.scripts)
     if not rules_only and blocks:
-        blocks = _story_parts_the_model_misses(_model_classes(blocks, measures), measures)
+        blocks = _story_parts_the_model_misses(_model_classes(blocks, measures, model), measures)
         blocks = _structured_window(blocks, measures, ' '.join(bodies), headlines, meta.get('description', ''))
         blocks = _densest_when_none(blocks, measures)
     text = '\n'.join(line for block, measure in zip(blocks, measures) if block.kind == 'content'
@@ -198,12 +201,13 @@ def _failed(error: str, encoding: str = '') -> ExtractedPage:
     return ExtractedPage('', '', '', '', None, encoding, [], [], [], error)
 
 
-def _model_classes(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:
+def _model_classes(blocks: list[Block], measures: list[BlockMeasures],
+                   model: TreeEnsemble | None = None) -> list[Block]:
     """Among the blocks the rules found text-dense (content, before the article window), the block
     model decides content or noise. What the rules saw more in (link lists, marks, headings such
     as 'Advertisement', hidden subtrees) keeps their class: it is what SSAPS scores links by."""
     rows = feature_rows(measures)
-    is_content = decide_content(rows, np.array([block.kind == 'content' for block in blocks]))
+    is_content = decide_content(rows, np.array([block.kind == 'content' for block in blocks]), model)
     classes = []
     for block, measure, content in zip(blocks, measures, is_content):
         kind = 'content' if content else 'noise' if measure.rule_kind == 'content' else block.kind

@@ -17,6 +17,9 @@ from models.extract import extract_page
 from models.segment import han_counts, latin_word_counts
 from models.text import HAN_RANGES, stop_words
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'benchmarks'))
+import train_block_model as training  # noqa: E402  (a script's module, not a package's)
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -256,12 +259,29 @@ def test_a_model_trained_on_other_features_is_refused():
         TreeEnsemble.from_json(document).content_probability(np.zeros((1, len(FEATURES))))
 
 
-def test_the_shipped_model_is_what_the_training_script_makes_from_the_train_half(tmp_path, shared_data):
-    """No hand-edited trees: retraining on the even ids gives the same file."""
+def test_a_page_is_extracted_with_the_model_it_is_given():
+    """A benchmark measures a page with a model fitted without it: the rules' text-dense blocks
+    are what that model says; the others keep the rules' class."""
+    markup = ('<div><p>{0}</p></div><div class="comments"><p>{0}</p></div><div><p>{0}</p></div>'
+              '<ul><li><a href="/a">News</a></li><li><a href="/b">Sport</a></li></ul>').format(STORY)
+    body = markup.encode('utf-8')
+    rules = extract_page(body, 'http://example.test/a', rules_only=True)
+    everything = extract_page(body, 'http://example.test/a', model=constant_model(5.0))
+    dense = [measure.rule_kind == 'content' for measure in rules.measures]
+    assert sum(dense) == 2 and [block.kind for block in rules.blocks].count('noise') == 1
+    assert [block.kind == 'content' for block in everything.blocks] == dense
+    assert [block.kind for block, is_dense in zip(everything.blocks, dense) if not is_dense] == \
+        [block.kind for block, is_dense in zip(rules.blocks, dense) if not is_dense]
+
+
+def test_the_shipped_model_is_what_the_training_script_makes(tmp_path, shared_data):
+    """No hand-edited trees: retraining on the even ids and benchmarks/snippet_blocks.parquet gives
+    the same file (and the script refuses a snippet file made with other rules)."""
     assert content_model().features == FEATURES
     out = tmp_path / 'block_model.json'
-    subprocess.run([sys.executable, str(REPO / 'benchmarks' / 'train_block_model.py'), '--out', str(out)],
-                   check=True, capture_output=True, cwd=REPO)
+    trained = subprocess.run([sys.executable, str(REPO / 'benchmarks' / 'train_block_model.py'), '--out', str(out)],
+                             capture_output=True, text=True, cwd=REPO)
+    assert trained.returncode == 0, trained.stderr[-2000:]
     retrained, shipped = (json.loads(path.read_text(encoding='utf-8')) for path in (out, MODEL_PATH))
     assert (retrained['features'], retrained['learning_rate']) == (shipped['features'], shipped['learning_rate'])
     assert retrained['prior'] == pytest.approx(shipped['prior'])
@@ -271,3 +291,53 @@ def test_the_shipped_model_is_what_the_training_script_makes_from_the_train_half
             assert mine[key] == theirs[key]
         assert np.allclose(mine['threshold'], theirs['threshold'], rtol=1e-6)
         assert np.allclose(mine['value'], theirs['value'], rtol=1e-6, atol=1e-9)
+
+
+STORY = ('The storm reached the coast early on Monday and the weather office kept its red warning in '
+         'place for the whole day, as rivers rose and the wind brought down trees across the region. ' * 3)
+
+
+def snippet_page(markup: str) -> training.Page:
+    return training.Page('page.html', markup.encode('utf-8'), 'http://example.test/page.html', '', test=False)
+
+
+def test_trafilatura_s_snippets_label_the_blocks_that_hold_them():
+    page = snippet_page('<div><p>{0} The river rose.</p></div><div class="box"><p>Sign up for our newsletter '
+                        'and get the news of the day in your inbox every morning.</p></div>'
+                        '<div><p>Nothing anyone chose.</p></div>'.format(STORY))
+    labelled = training.snippet_blocks(page, {'with': ['The river   rose.', ''],
+                                              'without': ['Sign up for our newsletter', 'The river rose.']})
+    assert labelled.labels.tolist() == [1, 0, -1]   # a snippet to hold wins over one to leave out
+    assert labelled.tokens.tolist()[1:] == [17, 3]
+    learnt = labelled.training_page()
+    assert learnt.labels.tolist() == [True, False] and learnt.rows.shape == (2, len(FEATURES))
+    assert learnt.weights.sum() == pytest.approx(training.SNIPPET_PAGE_WEIGHT) and learnt.weights[0] > learnt.weights[1]
+    unlabelled = training.snippet_blocks(page, {'with': ['not on the page'], 'without': []})
+    assert unlabelled.training_page() is None
+
+
+def test_snippet_blocks_come_back_from_their_file_only_for_the_rules_they_were_made_with(tmp_path):
+    pages = [training.snippet_blocks(snippet_page(f'<div><p>{STORY}</p></div><nav><a href="/">Home</a></nav>'),
+                                     {'with': ['The storm reached'], 'without': ['Home']}),
+             training.snippet_blocks(snippet_page('<p>An empty one.</p>'), {'with': [], 'without': []})]
+    path = tmp_path / 'snippet_blocks.parquet'
+    training.write_snippet_blocks(path, pages, 'digest of these rules')
+    back = list(training.read_snippet_blocks(path, 'digest of these rules'))
+    assert [page.measures for page in back] == [page.measures for page in pages]
+    assert [page.labels.tolist() for page in back] == [page.labels.tolist() for page in pages]
+    assert [page.tokens.tolist() for page in back] == [page.tokens.tolist() for page in pages]
+    with pytest.raises(SystemExit, match='other rules.*--snippets'):
+        list(training.read_snippet_blocks(path, 'digest of changed rules'))
+    (tmp_path / 'broken.parquet').write_bytes(b'not parquet')
+    with pytest.raises(SystemExit, match='broken.parquet.*--snippets'):
+        list(training.read_snippet_blocks(tmp_path / 'broken.parquet', 'digest of these rules'))
+
+
+def test_the_digest_of_the_train_half_changes_with_any_block(shared_data):
+    pages = [training.page_blocks('CleanEval dev', page) for page in training.load_sets('train')['CleanEval dev'][0][:3]]
+    digest = training.blocks_digest(pages)
+    assert training.blocks_digest(pages) == digest
+    pages[1].measures[0] = dataclasses.replace(pages[1].measures[0], chars=pages[1].measures[0].chars + 1)
+    assert training.blocks_digest(pages) != digest
+    pages[1].measures.pop(0)
+    assert training.blocks_digest(pages) != digest
