@@ -190,7 +190,7 @@ def evaluate_snippets(tests: Path, pages: list[tuple[Page, dict]]) -> None:
             left_in += sum(collapse(snippet) in text for snippet in item['without'])
         precision, recall = held / (held + left_in), held / (held + missed)
         f1 = 2 * precision * recall / (precision + recall)
-        print(f'  {extractor_name:<34} {precision:6.3f} {recall:6.3f} {f1:6.3f}   {speed:8.1f}')
+        print(f'  {extractor_name:<34} {precision:6.4f} {recall:6.4f} {f1:6.4f}   {speed:8.1f}')
 
 
 def _half_models(pages: list[tuple[Page, dict]]) -> list:

@@ -30,9 +30,10 @@ page's half of it). --without-snippets fits on the train half alone, as before.
 import argparse
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,9 +52,10 @@ PARAMETERS = {'n_estimators': 120, 'max_depth': 3, 'learning_rate': 0.1, 'subsam
               'min_samples_leaf': 20, 'random_state': 0}
 SNIPPET_BLOCKS = Path(__file__).with_name('snippet_blocks.parquet')
 # What a page of trafilatura's set weighs against one of the five sets: its snippets label a few of
-# its blocks, where the five sets' gold labels every one. Cross-validated on the train half
-# (--cv 5: 0.8878 without the set, 0.8871 at 0.5, 0.8854 at 1) and 2-fold on trafilatura's set
-# (benchmarks/extraction.py --snippets: F1 0.9205 without it, 0.9265 at 0.5, 0.9288 at 1).
+# its blocks, where the five sets' gold labels every one. Chosen by the train half's cross-validation
+# (--cv 5, macro F1: 0.8878 without the set, 0.8889 at 0.5, 0.8856 at 1) and 2-fold on trafilatura's
+# set (a random half of its pages each: F1 0.9205 with the model fitted without it, 0.9265 at 0.5,
+# 0.9288 at 1), never by the five sets' held-out half.
 SNIPPET_PAGE_WEIGHT = 0.5
 _MEASURES = tuple(field.name for field in dataclasses.fields(BlockMeasures))
 _DIGEST_KEY = b'train_half_blocks'  # the Parquet file's metadata: blocks_digest of the train half it was made with
@@ -143,19 +145,15 @@ def read_snippet_blocks(path: Path, digest: str) -> Iterator[SnippetBlocks]:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as error:
         raise SystemExit(f'{path}: {error}; {remake}') from error
-    if (table.schema.metadata or {}).get(_DIGEST_KEY, b'').decode() != digest or set(_MEASURES) - set(table.column_names):
+    made_with = (table.schema.metadata or {}).get(_DIGEST_KEY, b'').decode()
+    if made_with != digest or set(_MEASURES) - set(table.column_names):
         raise SystemExit(f'{path} was made with other rules than these (the train half\'s blocks differ); {remake}')
     columns = table.to_pydict()
-    pages, start = columns['page'], 0
-    while start < len(pages):
-        end = start
-        while end < len(pages) and pages[end] == pages[start]:
-            end += 1
-        yield SnippetBlocks([BlockMeasures(**{name: columns[name][index] for name in _MEASURES})
-                             for index in range(start, end)],
-                            np.array(columns['label'][start:end], dtype=np.int8),
-                            np.array(columns['tokens'][start:end], dtype=np.int64))
-        start = end
+    for _, rows in itertools.groupby(range(table.num_rows), key=columns['page'].__getitem__):
+        rows = list(rows)
+        yield SnippetBlocks([BlockMeasures(**{name: columns[name][row] for name in _MEASURES}) for row in rows],
+                            np.array([columns['label'][row] for row in rows], dtype=np.int8),
+                            np.array([columns['tokens'][row] for row in rows], dtype=np.int64))
 
 
 def training_pages(snippets: Iterable[SnippetBlocks]) -> list[PageBlocks]:
@@ -181,7 +179,7 @@ def main_text(page: PageBlocks, model: TreeEnsemble | None,
 
 
 def cross_validate(pages: list[PageBlocks], folds: int, parameters: dict, probabilities: list[float],
-                   extra: list[PageBlocks] = ()):
+                   extra: Sequence[PageBlocks] = ()):
     """Macro F1 per set, rules vs model, each page predicted by a model that never saw it (but saw
     all of `extra`, the snippet-labelled pages), with content from each of `probabilities` up."""
     models = [fit([page for index, page in enumerate(pages) if index % folds != fold] + list(extra), parameters)
@@ -202,11 +200,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--cv', type=int, metavar='K', help='K-fold cross-validation on the train half; '
                         'writes no model')
-    parser.add_argument('--snippets', type=Path, metavar='DIR',
-                        help=f"remake {SNIPPET_BLOCKS.name} from trafilatura's evaluation set (DIR: the tests/ "
-                             'directory of a clone of github.com/adbar/trafilatura)')
-    parser.add_argument('--without-snippets', action='store_true',
-                        help="fit on the train half alone, without trafilatura's set")
+    snippets = parser.add_mutually_exclusive_group()
+    snippets.add_argument('--snippets', type=Path, metavar='DIR',
+                          help=f"remake {SNIPPET_BLOCKS.name} from trafilatura's evaluation set (DIR: the tests/ "
+                               'directory of a clone of github.com/adbar/trafilatura)')
+    snippets.add_argument('--without-snippets', action='store_true',
+                          help="fit on the train half alone, without trafilatura's set")
     parser.add_argument('--probabilities', default='', metavar='P,P,...',
                         help='with --cv, also these content thresholds (default: only the shipped '
                              f'block_model.CONTENT_PROBABILITY, {block_model.CONTENT_PROBABILITY:g})')
@@ -219,12 +218,16 @@ def main():
     except ValueError:
         parser.error(f'--probabilities takes numbers between 0 and 1 separated by commas, not {args.probabilities!r}')
     parameters = {**PARAMETERS, 'n_estimators': args.trees, 'max_depth': args.depth}
+    try:
+        snippet_set = snippet_pages(args.snippets) if args.snippets else None  # a wrong directory fails first
+    except ValueError as error:
+        parser.error(str(error))
     pages = [page_blocks(set_name, page) for set_name, (set_pages, _) in load_sets('train').items()
              for page in set_pages]
     blocks = sum(len(page.labels) for page in pages)
     print(f'train half: {len(pages)} pages, {blocks:,} blocks, '
           f'{sum(page.labels.sum() for page in pages) / blocks:.1%} main text')
-    extra = [] if args.without_snippets else _snippet_training_pages(args.snippets, blocks_digest(pages), parser)
+    extra = [] if args.without_snippets else _snippet_training_pages(snippet_set, blocks_digest(pages))
     if extra:
         labelled = sum(len(page.labels) for page in extra)
         print(f"trafilatura's set: {len(extra)} pages with labelled blocks, {labelled:,} blocks, "
@@ -239,15 +242,11 @@ def main():
     print(f'wrote {args.out} ({len(model.trees)} trees, {args.out.stat().st_size / 1024:.0f} KB)')
 
 
-def _snippet_training_pages(snippets: Path | None, digest: str, parser: argparse.ArgumentParser) -> list[PageBlocks]:
-    """From a clone (and written to SNIPPET_BLOCKS for the next run) or from SNIPPET_BLOCKS."""
-    if snippets is None:
+def _snippet_training_pages(snippet_set: list[tuple[Page, dict]] | None, digest: str) -> list[PageBlocks]:
+    """From a clone's pages (and written to SNIPPET_BLOCKS for the next run) or from SNIPPET_BLOCKS."""
+    if snippet_set is None:
         return training_pages(read_snippet_blocks(SNIPPET_BLOCKS, digest))
-    try:
-        pages = snippet_pages(snippets)
-    except ValueError as error:
-        parser.error(str(error))
-    labelled = [snippet_blocks(page, item) for page, item in pages]
+    labelled = [snippet_blocks(page, item) for page, item in snippet_set]
     write_snippet_blocks(SNIPPET_BLOCKS, labelled, digest)
     print(f'wrote {SNIPPET_BLOCKS} ({len(labelled)} pages, {SNIPPET_BLOCKS.stat().st_size / 1024:.0f} KB)')
     return training_pages(labelled)
