@@ -32,7 +32,6 @@ Needs trafilatura and jusText, which Focal itself does not use: .venv/bin/pip in
 """
 import argparse
 import collections
-import json
 import re
 import sys
 import time
@@ -193,12 +192,11 @@ def evaluate_snippets(tests: Path, pages: list[tuple[Page, dict]]) -> None:
         print(f'  {extractor_name:<34} {precision:6.4f} {recall:6.4f} {f1:6.4f}   {speed:8.1f}')
 
 
-def _half_models(pages: list[tuple[Page, dict]]) -> list:
+def _half_models(pages: list[tuple[Page, dict]]) -> list['TreeEnsemble']:
     """Block models fitted as the shipped one (the train half and trafilatura's set), but without
     the pages at even positions (the first) or odd ones (the second)."""
     import train_block_model as training  # scikit-learn, and a minute of fitting: only here
-    train_half = [training.page_blocks(name, page) for name, (set_pages, _) in load_sets('train').items()
-                  for page in set_pages]
+    train_half = training.train_half()
     labelled = [training.snippet_blocks(page, item) for page, item in pages]
     print('  fitting two block models without one half of the set each ...', flush=True)
     return [training.fit(train_half + training.training_pages(blocks for index, blocks in enumerate(labelled)

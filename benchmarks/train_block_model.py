@@ -54,8 +54,8 @@ SNIPPET_BLOCKS = Path(__file__).with_name('snippet_blocks.parquet')
 # What a page of trafilatura's set weighs against one of the five sets: its snippets label a few of
 # its blocks, where the five sets' gold labels every one. Chosen by the train half's cross-validation
 # (--cv 5, macro F1: 0.8878 without the set, 0.8889 at 0.5, 0.8856 at 1) and 2-fold on trafilatura's
-# set (a random half of its pages each: F1 0.9205 with the model fitted without it, 0.9265 at 0.5,
-# 0.9288 at 1), never by the five sets' held-out half.
+# set (a seeded random split of its pages, not extraction.py's even/odd one: F1 0.9205 with the model
+# fitted without the set, 0.9265 at 0.5, 0.9288 at 1), never by the five sets' held-out half.
 SNIPPET_PAGE_WEIGHT = 0.5
 _MEASURES = tuple(field.name for field in dataclasses.fields(BlockMeasures))
 _DIGEST_KEY = b'train_half_blocks'  # the Parquet file's metadata: blocks_digest of the train half it was made with
@@ -69,7 +69,13 @@ class PageBlocks:
     rows: np.ndarray            # block_model.FEATURES per block (per labelled block on trafilatura's set)
     labels: np.ndarray          # main text or not, per block
     weights: np.ndarray
-    measures: list[BlockMeasures]  # every block's, as the rules measured it
+    measures: list[BlockMeasures]  # as the rules measured each block of rows
+
+
+def train_half() -> list[PageBlocks]:
+    """The even ids of the five sets, as the rules split and the gold labels them."""
+    return [page_blocks(set_name, page) for set_name, (set_pages, _) in load_sets('train').items()
+            for page in set_pages]
 
 
 def page_blocks(set_name: str, page: Page) -> PageBlocks:
@@ -96,8 +102,9 @@ class SnippetBlocks:
         if not labelled.any():
             return None
         sizes = np.maximum(self.tokens[labelled], 1).astype(float)
-        return PageBlocks('trafilatura', None, [], feature_rows(self.measures)[labelled],
-                          self.labels[labelled] == 1, SNIPPET_PAGE_WEIGHT * sizes / sizes.sum(), self.measures)
+        return PageBlocks('trafilatura', None, [], feature_rows(self.measures)[labelled],  # neighbours' too
+                          self.labels[labelled] == 1, SNIPPET_PAGE_WEIGHT * sizes / sizes.sum(),
+                          [measure for measure, kept in zip(self.measures, labelled) if kept])
 
 
 def snippet_blocks(page: Page, snippets: dict) -> SnippetBlocks:
@@ -118,7 +125,8 @@ def snippet_blocks(page: Page, snippets: dict) -> SnippetBlocks:
 def blocks_digest(pages: list[PageBlocks]) -> str:
     """What the rules made of the train half (every block's measures and label): a change of the
     rules that moves any of its ~30,000 blocks changes it, and then snippet_blocks.parquet, made with
-    the old rules, is out of date."""
+    the old rules, is out of date. A proxy: a rule that moves only blocks of today's pages and none
+    of the train half's would go unseen (remake the file with --snippets after changing the rules)."""
     digest = hashlib.sha256()
     for page in pages:
         for measure, label in zip(page.measures, page.labels):
@@ -147,7 +155,8 @@ def read_snippet_blocks(path: Path, digest: str) -> Iterator[SnippetBlocks]:
         raise SystemExit(f'{path}: {error}; {remake}') from error
     made_with = (table.schema.metadata or {}).get(_DIGEST_KEY, b'').decode()
     if made_with != digest or set(_MEASURES) - set(table.column_names):
-        raise SystemExit(f'{path} was made with other rules than these (the train half\'s blocks differ); {remake}')
+        raise SystemExit(f'{path} was made when the rules split or measured the train half\'s blocks otherwise '
+                         f'(other rules, or another lxml/libxml2); {remake}')
     columns = table.to_pydict()
     for _, rows in itertools.groupby(range(table.num_rows), key=columns['page'].__getitem__):
         rows = list(rows)
@@ -222,8 +231,7 @@ def main():
         snippet_set = snippet_pages(args.snippets) if args.snippets else None  # a wrong directory fails first
     except ValueError as error:
         parser.error(str(error))
-    pages = [page_blocks(set_name, page) for set_name, (set_pages, _) in load_sets('train').items()
-             for page in set_pages]
+    pages = train_half()
     blocks = sum(len(page.labels) for page in pages)
     print(f'train half: {len(pages)} pages, {blocks:,} blocks, '
           f'{sum(page.labels.sum() for page in pages) / blocks:.1%} main text')

@@ -150,8 +150,9 @@ class ExtractedPage:
 def extract_page(body: bytes, url: str, content_type: str | None = None, rules_only: bool = False,
                  model: TreeEnsemble | None = None) -> ExtractedPage:
     """Everything the crawl round needs from one page; bad input gives `error`, never an exception.
-    rules_only leaves out the block model (to train it on the rules' classes); `model` replaces the
-    shipped one (block_model.content_model(); a benchmark's model fitted without the page)."""
+    rules_only leaves out the block model (to train it on the rules' classes; `model` is then unused);
+    `model` replaces the shipped one (block_model.content_model(); a benchmark's model fitted without
+    the page)."""
     if not body:
         return _failed('empty body')
     if _is_binary(body):

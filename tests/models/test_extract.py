@@ -518,7 +518,8 @@ def test_soft_hyphens_and_zero_width_spaces_are_not_text():
 
 def test_the_main_text_is_in_one_normal_form_whichever_the_page_used():
     """'য়' is one code point on some Bengali sites and two (য + nukta) on others; 'é' likewise in
-    decomposed Latin text: the main text is NFC, so a search for either spelling finds it."""
+    decomposed Latin text: the main text is NFC, so the same words are the same string whichever
+    the page's bytes used (index terms are NFKC anyway)."""
     as_the_page_wrote_it = 'কুষ্টি\u09dfা-১ আসনের সংসদ সদস্য। Cafe\u0301 de la gare. '
     page = extract('<div><p>' + as_the_page_wrote_it + STORY + '</p><p>' + STORY + '</p></div>')
     assert page.text.splitlines()[0] == unicodedata.normalize('NFC', as_the_page_wrote_it + STORY.strip())
