@@ -47,6 +47,7 @@ except ImportError as missing:
 
 from extraction_sets import (L3S_LABELS, NO_LABEL, Page, aligned, content_type, load_sets, score, snippet_pages,
                              token_stream)
+from models.block_model import TreeEnsemble
 from models.extract import Block, extract_page
 from models.html import decode
 from models.segment import collapse
@@ -192,7 +193,7 @@ def evaluate_snippets(tests: Path, pages: list[tuple[Page, dict]]) -> None:
         print(f'  {extractor_name:<34} {precision:6.4f} {recall:6.4f} {f1:6.4f}   {speed:8.1f}')
 
 
-def _half_models(pages: list[tuple[Page, dict]]) -> list['TreeEnsemble']:
+def _half_models(pages: list[tuple[Page, dict]]) -> list[TreeEnsemble]:
     """Block models fitted as the shipped one (the train half and trafilatura's set), but without
     the pages at even positions (the first) or odd ones (the second)."""
     import train_block_model as training  # scikit-learn, and a minute of fitting: only here
