@@ -17,15 +17,14 @@ from models.extract import extract_page
 from models.segment import han_counts, latin_word_counts
 from models.text import HAN_RANGES, stop_words
 
-BENCHMARKS = str(Path(__file__).resolve().parents[2] / 'benchmarks')
-sys.path.insert(0, BENCHMARKS)  # a script's modules, not a package's: on the path only to import them
+REPO = Path(__file__).resolve().parents[2]
+BENCHMARKS = REPO / 'benchmarks'
+sys.path.insert(0, str(BENCHMARKS))  # a script's modules, not a package's: on the path only to import them
 try:
     import train_block_model as training
     from extraction_sets import Page, load_sets
 finally:
-    sys.path.remove(BENCHMARKS)
-
-REPO = Path(__file__).resolve().parents[2]
+    sys.path.remove(str(BENCHMARKS))
 
 
 def measures(text: str, **changes) -> BlockMeasures:
@@ -289,7 +288,7 @@ def test_the_shipped_model_is_what_the_training_script_makes(tmp_path, shared_da
     the same file (and the script refuses a snippet file made with other rules)."""
     assert content_model().features == FEATURES
     out = tmp_path / 'block_model.json'
-    trained = subprocess.run([sys.executable, str(REPO / 'benchmarks' / 'train_block_model.py'), '--out', str(out)],
+    trained = subprocess.run([sys.executable, str(BENCHMARKS / 'train_block_model.py'), '--out', str(out)],
                              capture_output=True, text=True, cwd=REPO)
     assert trained.returncode == 0, trained.stderr[-2000:]
     retrained, shipped = (json.loads(path.read_text(encoding='utf-8')) for path in (out, MODEL_PATH))
