@@ -29,7 +29,8 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport PyObject
 from libc.math cimport log10, sqrt
 from libc.stdint cimport uint64_t
-from libc.string cimport memcmp, memcpy, memset, strchr, strcmp
+from libc.string cimport memchr, memcmp, memcpy, memset, strchr, strcmp, strlen, strncmp
+from posix.strings cimport strncasecmp
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -128,6 +129,15 @@ cdef enum:
     HINT_ATTRIBUTE_COUNT = 6
 cdef const char* _HINT_ATTRIBUTES[HINT_ATTRIBUTE_COUNT]
 _HINT_ATTRIBUTES[:] = [b'class', b'id', b'role', b'itemprop', b'data-component', b'data-testid']
+# Class names that hide an element whatever its content (_hiding_class), and the prefixes of
+# Bootstrap's that show it again on wider screens ('d-md-block', 'visible-lg').
+cdef enum:
+    HIDING_CLASS_COUNT = 4
+    SHOWING_PREFIX_COUNT = 6
+cdef const char* _HIDING_CLASSES[HIDING_CLASS_COUNT]
+_HIDING_CLASSES[:] = [b'hidden', b'hide', b'd-none', b'is-hidden']
+cdef const char* _SHOWING_PREFIXES[SHOWING_PREFIX_COUNT]
+_SHOWING_PREFIXES[:] = [b'd-sm-', b'd-md-', b'd-lg-', b'd-xl-', b'd-xxl-', b'visible-']
 # styled-components' names (_without_styled_names): a component's id, with a capital or a digit in
 # its hash ('sc-bdVaJa') or after the component's own name ('Box-sc-1fet97o-0'); once one says the
 # element is styled, any 'sc-' name of that shape ('sc-plfsi' too); its generated class, 5 to 7
@@ -499,11 +509,81 @@ cdef bint _has_fallback_text(xmlNode* top):
 
 
 cdef bint _is_hidden(xmlNode* node):
-    """An inline display:none or visibility:hidden style, or a hidden attribute."""
-    style = _attribute(node, b'style')
-    if style is not None and hidden_style(style):
-        return True
-    return _attribute(node, b'hidden') is not None
+    """An inline display:none or visibility:hidden style, a hidden attribute, aria-hidden="true"
+    (shown, but left out of what a screen reader reads: an icon, a copy of a headline), or a
+    class that hides it (_hiding_class). Read in one C pass over its attributes."""
+    cdef xmlAttr* attribute = node.properties
+    cdef const char* name
+    while attribute is not NULL:
+        if attribute.ns is NULL:
+            name = <const char*>attribute.name
+            if strcmp(name, b'hidden') == 0:
+                return True
+            if strcmp(name, b'style') == 0:
+                if hidden_style(cetree.attributeValue(node, attribute)):
+                    return True
+            elif strcmp(name, b'class') == 0:
+                if _hiding_class(_text_value(attribute)):
+                    return True
+            elif strcmp(name, b'aria-hidden') == 0:
+                if _is_true(_text_value(attribute)):
+                    return True
+        attribute = attribute.next
+    return False
+
+
+cdef inline const char* _text_value(xmlAttr* attribute):
+    """The attribute's value as libxml2 holds it, one text node (the HTML parser resolves
+    references in it); "" when it is empty or held otherwise."""
+    cdef xmlNode* text = attribute.children
+    if text is NULL or text.next is not NULL or text.type != tree.XML_TEXT_NODE or text.content is NULL:
+        return b''
+    return <const char*>text.content
+
+
+cdef inline bint _is_space(char character):
+    return character == c' ' or character == c'\t' or character == c'\n' or character == c'\r' or character == c'\f'
+
+
+cdef bint _is_true(const char* value):
+    """'true', whitespace around it left out, in any case (ARIA's tokens are ASCII case-insensitive)."""
+    while _is_space(value[0]):
+        value += 1
+    if strncasecmp(value, b'true', 4) != 0:
+        return False
+    value += 4
+    while _is_space(value[0]):
+        value += 1
+    return value[0] == 0
+
+
+cdef bint _hiding_class(const char* value):
+    """A class name CSS frameworks hide an element with (_HIDING_CLASSES: Bootstrap's, Tailwind's,
+    Bulma's, HTML5 Boilerplate's 'hidden'), and none that shows it again from some screen width
+    on ('hidden lg:flex', 'd-none d-md-block', 'hidden visible-lg'): a menu's copy for phones, a
+    script's configuration in a <div class="hidden">, a closed tab. Class names match exactly, as
+    CSS matches them."""
+    cdef bint hides = False
+    cdef const char* start
+    cdef Py_ssize_t length, index
+    while value[0]:
+        while _is_space(value[0]):
+            value += 1
+        start = value
+        while value[0] and not _is_space(value[0]):
+            value += 1
+        length = value - start
+        if not length:
+            break
+        if memchr(start, c':', length) is not NULL:
+            return False  # a Tailwind variant: 'lg:flex', 'md:block'
+        for index in range(SHOWING_PREFIX_COUNT):
+            if strncmp(start, _SHOWING_PREFIXES[index], strlen(_SHOWING_PREFIXES[index])) == 0:
+                return False
+        for index in range(HIDING_CLASS_COUNT):
+            if <size_t>length == strlen(_HIDING_CLASSES[index]) and strncmp(start, _HIDING_CLASSES[index], length) == 0:
+                hides = True
+    return hides
 
 
 cdef inline bint _is_in_any_case(Py_UCS4 character, Py_UCS4 small):

@@ -465,6 +465,27 @@ def test_hidden_subtrees_are_never_content_but_their_links_keep_their_class():
                                   '/hidden-link.html': 'navigation'}
 
 
+def test_classes_that_hide_an_element_and_aria_hidden_make_it_hidden():
+    """A CSS framework's hiding class (Bootstrap's d-none, Tailwind's and HTML5 Boilerplate's
+    hidden, hide, Bulma's is-hidden) hides an element as display:none does: a script's settings in
+    a <div class="hidden"> read as a line of the page. A class that shows it again on wider screens
+    ('hidden lg:flex', 'd-none d-md-block', 'visible-lg') leaves it visible, class names match as
+    CSS matches them ('Hidden', 'hidden-xs' are other classes), and aria-hidden="true" (in any
+    case) hides it from readers too."""
+    hidden = ['<div class="hidden">initialComments:true! pubdate:11/29/2011</div>', '<div class="x  d-none\tcard">a</div>',
+              '<span class="is-hidden">b</span>', '<p class="hide">c</p>', '<p aria-hidden=" TRUE ">d</p>',
+              '<div class="hidden&#32;x">e</div>']
+    shown = ['<div class="hidden lg:flex">f</div>', '<div class="d-none d-md-block">g</div>',
+             '<div class="hidden visible-lg">h</div>', '<div class="Hidden">i</div>', '<div class="hidden-xs">j</div>',
+             '<p aria-hidden="false">k</p>', '<p aria-hidden="truely">l</p>']
+    for snippet, is_hidden in [(snippet, True) for snippet in hidden] + [(snippet, False) for snippet in shown]:
+        page = extract(f'<div><p>{STORY}</p></div><div><p>Before.</p>{snippet}<p>After.</p></div>')
+        text = html.unescape(re.sub('<[^>]+>', '', snippet))
+        measures = [measure for block, measure in zip(page.blocks, page.measures) if text in block.text.split('\n')]
+        assert [measure.hidden for measure in measures] == ([True] if is_hidden else [False]), snippet
+        assert not is_hidden or text not in page.text.split('\n')
+
+
 def test_a_page_left_without_content_keeps_its_densest_block():
     """A paywalled story's teaser under an 'isPaywall' mark: every block is noise or navigation, and
     the densest visible one is the page's main text rather than none; a line is not enough."""
@@ -823,9 +844,12 @@ def test_a_treatment_s_steps_inside_a_wordpress_story_are_main_text():
                    'container-single penci_sidebar right-sidebar"><div id="main"><div class="theiaStickySidebar">'
                    '<article class="post"><h1>A facial treatment</h1><p>After all the rush of the weeks before '
                    'Christmas, it was time for a break: a facial treatment at a small institute in the old town, '
-                   'where the owner has been working with French products for years.</p><ol>{0}</ol><p>Ninety '
+                   'where the owner has been working with French products for years. She told me that most of her '
+                   'clients come back every month, and that many of them are men.</p><ol>{0}</ol><p>Ninety '
                    'minutes later my skin felt rested, and so did I. We talked about what she does and why she does '
-                   'it, and about what anyone can do at home after a long day.</p></article></div></div>'
+                   'it, and about what anyone can do at home after a long day. She showed me how to clean my face in '
+                   'the evening and which oil to take in winter, when the air in our flats is dry.</p></article>'
+                   '</div></div>'
                    '<div id="sidebar"><h3>Popular</h3><ul><li><a href="/a.html">One story</a></li>'
                    '<li><a href="/b.html">Another story</a></li></ul></div></div></body></html>'.format(
                        ''.join(f'<li>{step}</li>' for step in steps)))
