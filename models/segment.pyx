@@ -83,12 +83,15 @@ cdef enum:
 
 
 # A kind's class/id words: words of four letters or more also match as a prefix ('advert' ->
-# 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add').
+# 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add'). What a print stylesheet
+# leaves out is a page's chrome, never its story: 'noprint', Bootstrap's 'hidden-print' and
+# 'd-print-none' ('hiddenprint', 'printnone' as two words joined), 'hide-print', 'DontPrint'.
 _CLASS_WORD_LISTS = (
     ('noise', 'ad ads advert banner sponsor promo popular trending rank hot hotnews comment share social '
               'authorbox authorbio authorbiography authordescription authordesc authorsection authorcard '
               'authortooltip authordetails authorabout aboutauthor copyright newsletter signup subscription '
-              'cookie consent gdpr paywall modal popup outbrain taboola disqus gg guanggao'),
+              'cookie consent gdpr paywall modal popup outbrain taboola disqus gg guanggao '
+              'noprint hiddenprint hideprint printnone dontprint donotprint'),
     ('navigation', 'nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs footer bottom pages '
                    'pagination pager'),
     ('related', 'related relate recommend seealso readmore morestories recirc teaser xgxw xgwz tj tuijian '

@@ -140,6 +140,19 @@ def test_a_css_module_class_name_s_hash_is_not_a_class_word():
     page = extract(markup.format(STORY), rules_only=True)
     assert [block.kind for block in page.blocks] == ['content', 'noise', 'noise']
 
+
+def test_what_a_print_stylesheet_leaves_out_is_noise():
+    """A page's chrome is marked to stay off paper ('noprint', Bootstrap's 'hidden-print' and
+    'd-print-none', 'hide-print', 'DontPrint'); a print button, a footprint or a blueprint is not."""
+    from models.segment import _attribute_hint
+    assert [_attribute_hint(value) for value in ('noprint', 'box hidden-print', 'd-flex d-print-none', 'hide-print',
+                                                 'DontPrint', 'print-button', 'footprint', 'blueprint-note')] == [
+        'noise'] * 5 + [None] * 3
+    page = extract(f'<div><p>{STORY}</p></div><div class="noprint"><p>Write a comment: log in to join the '
+                   'discussion of this story.</p></div>', rules_only=True)
+    assert [block.kind for block in page.blocks] == ['content', 'noise']
+
+
 def test_styled_components_generated_names_are_not_class_words():
     """styled-components names a component 'sc-' and a hash, and gives it a class of random letters:
     'gGgCMh' held 'gg' (an ad, in pinyin) and 'jChgTj' 'tj' (recommended) and made a news site's
