@@ -20,7 +20,8 @@ links. A mark is a mis-mark and void on a container holding most of the page's t
 text-dense characters (a story a block per paragraph), or around an article mark (the
 story's own container: 'article-body', 'entry-content', itemprop articleBody), so 'share_wrapper'
 or 'adSkinLayer' around a whole story does not make it noise. A subtree the page hides (inline
-display:none, visibility:hidden, a hidden attribute) is its own block and never content. Then, on
+display:none, visibility:hidden, a hidden attribute, a CSS framework's hiding class such as
+'hidden' or 'd-none': segment.pyx _is_hidden) is its own block and never content. Then, on
 an article page (long blocks hold a good share of the content text), content blocks before the
 first long block (but the headline lines right before it) or after the last one become noise, so
 the main text is the article; every block stays in `blocks`. Last, a JSON-LD articleBody (what

@@ -29,8 +29,7 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.ref cimport PyObject
 from libc.math cimport log10, sqrt
 from libc.stdint cimport uint64_t
-from libc.string cimport memchr, memcmp, memcpy, memset, strchr, strcmp, strlen, strncmp
-from posix.strings cimport strncasecmp
+from libc.string cimport memchr, memcmp, memcpy, memset, strchr, strcmp, strlen
 
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -85,13 +84,14 @@ cdef enum:
 # A kind's class/id words: words of four letters or more also match as a prefix ('advert' ->
 # 'advertisement'); shorter ones only whole ('ad' is not 'head' or 'add'). What a print stylesheet
 # leaves out is a page's chrome, never its story: 'noprint', Bootstrap's 'hidden-print' and
-# 'd-print-none' ('hiddenprint', 'printnone' as two words joined), 'hide-print', 'DontPrint'.
+# 'd-print-none' ('hiddenprint', 'printnone' as two words joined), Tailwind's 'print:hidden',
+# 'hide-print', 'DontPrint' ('no-print' is not: a word after 'no' names what is not there).
 _CLASS_WORD_LISTS = (
     ('noise', 'ad ads advert banner sponsor promo popular trending rank hot hotnews comment share social '
               'authorbox authorbio authorbiography authordescription authordesc authorsection authorcard '
               'authortooltip authordetails authorabout aboutauthor copyright newsletter signup subscription '
               'cookie consent gdpr paywall modal popup outbrain taboola disqus gg guanggao '
-              'noprint hiddenprint hideprint printnone dontprint donotprint'),
+              'noprint hiddenprint hideprint printnone printhidden dontprint donotprint'),
     ('navigation', 'nav navbar navi menu topbar masthead toolbar breadcrumb crumb crumbs footer bottom pages '
                    'pagination pager'),
     ('related', 'related relate recommend seealso readmore morestories recirc teaser xgxw xgwz tj tuijian '
@@ -133,14 +133,15 @@ cdef enum:
 cdef const char* _HINT_ATTRIBUTES[HINT_ATTRIBUTE_COUNT]
 _HINT_ATTRIBUTES[:] = [b'class', b'id', b'role', b'itemprop', b'data-component', b'data-testid']
 # Class names that hide an element whatever its content (_hiding_class), and the prefixes of
-# Bootstrap's that show it again on wider screens ('d-md-block', 'visible-lg').
+# Bootstrap's that show it again on wider screens ('d-md-block', 'visible-lg'; not 'visible-print').
 cdef enum:
     HIDING_CLASS_COUNT = 4
-    SHOWING_PREFIX_COUNT = 6
+    SHOWING_PREFIX_COUNT = 9
 cdef const char* _HIDING_CLASSES[HIDING_CLASS_COUNT]
 _HIDING_CLASSES[:] = [b'hidden', b'hide', b'd-none', b'is-hidden']
 cdef const char* _SHOWING_PREFIXES[SHOWING_PREFIX_COUNT]
-_SHOWING_PREFIXES[:] = [b'd-sm-', b'd-md-', b'd-lg-', b'd-xl-', b'd-xxl-', b'visible-']
+_SHOWING_PREFIXES[:] = [b'd-sm-', b'd-md-', b'd-lg-', b'd-xl-', b'd-xxl-', b'visible-xs', b'visible-sm', b'visible-md',
+                        b'visible-lg']
 # styled-components' names (_without_styled_names): a component's id, with a capital or a digit in
 # its hash ('sc-bdVaJa') or after the component's own name ('Box-sc-1fet97o-0'); once one says the
 # element is styled, any 'sc-' name of that shape ('sc-plfsi' too); its generated class, 5 to 7
@@ -512,9 +513,10 @@ cdef bint _has_fallback_text(xmlNode* top):
 
 
 cdef bint _is_hidden(xmlNode* node):
-    """An inline display:none or visibility:hidden style, a hidden attribute, aria-hidden="true"
-    (shown, but left out of what a screen reader reads: an icon, a copy of a headline), or a
-    class that hides it (_hiding_class). Read in one C pass over its attributes."""
+    """An inline display:none or visibility:hidden style, a hidden attribute, or a class that
+    hides it (_hiding_class), read in one C pass over its attributes. Not aria-hidden: what it
+    leaves out of a screen reader's text is shown (an icon's ligature, a drop cap, a page behind an
+    open dialog)."""
     cdef xmlAttr* attribute = node.properties
     cdef const char* name
     while attribute is not NULL:
@@ -527,9 +529,6 @@ cdef bint _is_hidden(xmlNode* node):
                     return True
             elif strcmp(name, b'class') == 0:
                 if _hiding_class(_text_value(attribute)):
-                    return True
-            elif strcmp(name, b'aria-hidden') == 0:
-                if _is_true(_text_value(attribute)):
                     return True
         attribute = attribute.next
     return False
@@ -548,27 +547,16 @@ cdef inline bint _is_space(char character):
     return character == c' ' or character == c'\t' or character == c'\n' or character == c'\r' or character == c'\f'
 
 
-cdef bint _is_true(const char* value):
-    """'true', whitespace around it left out, in any case (ARIA's tokens are ASCII case-insensitive)."""
-    while _is_space(value[0]):
-        value += 1
-    if strncasecmp(value, b'true', 4) != 0:
-        return False
-    value += 4
-    while _is_space(value[0]):
-        value += 1
-    return value[0] == 0
-
-
 cdef bint _hiding_class(const char* value):
     """A class name CSS frameworks hide an element with (_HIDING_CLASSES: Bootstrap's, Tailwind's,
-    Bulma's, HTML5 Boilerplate's 'hidden'), and none that shows it again from some screen width
-    on ('hidden lg:flex', 'd-none d-md-block', 'hidden visible-lg'): a menu's copy for phones, a
-    script's configuration in a <div class="hidden">, a closed tab. Class names match exactly, as
-    CSS matches them."""
+    Bulma's, HTML5 Boilerplate's 'hidden'), and none that may show it again: Bootstrap's display
+    from a screen width on ('d-none d-md-block', 'hidden visible-lg'; not 'd-md-none') or any
+    Tailwind variant ('hidden lg:flex'; 'hidden hover:underline' too, erring on the side of
+    shown). What it hides: a menu's copy for phones, a script's settings in a <div class="hidden">,
+    a closed tab. Class names match exactly, as CSS matches them."""
     cdef bint hides = False
     cdef const char* start
-    cdef Py_ssize_t length, index
+    cdef Py_ssize_t length, index, prefix
     while value[0]:
         while _is_space(value[0]):
             value += 1
@@ -579,12 +567,14 @@ cdef bint _hiding_class(const char* value):
         if not length:
             break
         if memchr(start, c':', length) is not NULL:
-            return False  # a Tailwind variant: 'lg:flex', 'md:block'
+            return False
         for index in range(SHOWING_PREFIX_COUNT):
-            if strncmp(start, _SHOWING_PREFIXES[index], strlen(_SHOWING_PREFIXES[index])) == 0:
+            prefix = strlen(_SHOWING_PREFIXES[index])
+            if (length >= prefix and memcmp(start, _SHOWING_PREFIXES[index], prefix) == 0
+                    and not (length >= 5 and memcmp(value - 5, b'-none', 5) == 0)):
                 return False
         for index in range(HIDING_CLASS_COUNT):
-            if <size_t>length == strlen(_HIDING_CLASSES[index]) and strncmp(start, _HIDING_CLASSES[index], length) == 0:
+            if <size_t>length == strlen(_HIDING_CLASSES[index]) and memcmp(start, _HIDING_CLASSES[index], length) == 0:
                 hides = True
     return hides
 

@@ -143,11 +143,12 @@ def test_a_css_module_class_name_s_hash_is_not_a_class_word():
 
 def test_what_a_print_stylesheet_leaves_out_is_noise():
     """A page's chrome is marked to stay off paper ('noprint', Bootstrap's 'hidden-print' and
-    'd-print-none', 'hide-print', 'DontPrint'); a print button, a footprint or a blueprint is not."""
+    'd-print-none', Tailwind's 'print:hidden', 'hide-print', 'DontPrint'); a print button, a
+    footprint or a blueprint is not."""
     from models.segment import _attribute_hint
     assert [_attribute_hint(value) for value in ('noprint', 'box hidden-print', 'd-flex d-print-none', 'hide-print',
-                                                 'DontPrint', 'print-button', 'footprint', 'blueprint-note')] == [
-        'noise'] * 5 + [None] * 3
+                                                 'DontPrint', 'donotprint', 'print:hidden', 'print-button',
+                                                 'footprint', 'blueprint-note')] == ['noise'] * 7 + [None] * 3
     page = extract(f'<div><p>{STORY}</p></div><div class="noprint"><p>Write a comment: log in to join the '
                    'discussion of this story.</p></div>', rules_only=True)
     assert [block.kind for block in page.blocks] == ['content', 'noise']
@@ -478,19 +479,22 @@ def test_hidden_subtrees_are_never_content_but_their_links_keep_their_class():
                                   '/hidden-link.html': 'navigation'}
 
 
-def test_classes_that_hide_an_element_and_aria_hidden_make_it_hidden():
+def test_classes_that_hide_an_element_make_it_hidden():
     """A CSS framework's hiding class (Bootstrap's d-none, Tailwind's and HTML5 Boilerplate's
     hidden, hide, Bulma's is-hidden) hides an element as display:none does: a script's settings in
-    a <div class="hidden"> read as a line of the page. A class that shows it again on wider screens
-    ('hidden lg:flex', 'd-none d-md-block', 'visible-lg') leaves it visible, class names match as
-    CSS matches them ('Hidden', 'hidden-xs' are other classes), and aria-hidden="true" (in any
-    case) hides it from readers too."""
+    a <div class="hidden"> read as a line of the page. A class that may show it again (on wider
+    screens: 'hidden lg:flex', 'd-none d-md-block', 'visible-lg'; any Tailwind variant) leaves it
+    visible, one that does not ('d-md-none', 'd-print-block', 'visible-print-block') hidden. Class
+    names match as CSS matches them ('Hidden', 'hidden-xs' are other classes). aria-hidden hides
+    nothing from the eye (an icon's ligature, a drop cap), so it is not hidden."""
     hidden = ['<div class="hidden">initialComments:true! pubdate:11/29/2011</div>', '<div class="x  d-none\tcard">a</div>',
-              '<span class="is-hidden">b</span>', '<p class="hide">c</p>', '<p aria-hidden=" TRUE ">d</p>',
-              '<div class="hidden&#32;x">e</div>']
+              '<span class="is-hidden">b</span>', '<p class="hide">c</p>', '<div class="hidden&#32;x">e</div>',
+              '<div class="d-none d-md-none">m</div>', '<div class="d-none d-print-block">n</div>',
+              '<div class="hidden visible-print-block">o</div>']
     shown = ['<div class="hidden lg:flex">f</div>', '<div class="d-none d-md-block">g</div>',
-             '<div class="hidden visible-lg">h</div>', '<div class="Hidden">i</div>', '<div class="hidden-xs">j</div>',
-             '<p aria-hidden="false">k</p>', '<p aria-hidden="truely">l</p>']
+             '<div class="hidden visible-lg">h</div>', '<div class="hidden visible-md-block">p</div>',
+             '<div class="hidden hover:underline">q</div>', '<div class="Hidden">i</div>',
+             '<div class="hidden-xs">j</div>', '<div class=" ">r</div>', '<p aria-hidden="true">k</p>']
     for snippet, is_hidden in [(snippet, True) for snippet in hidden] + [(snippet, False) for snippet in shown]:
         page = extract(f'<div><p>{STORY}</p></div><div><p>Before.</p>{snippet}<p>After.</p></div>')
         text = html.unescape(re.sub('<[^>]+>', '', snippet))
