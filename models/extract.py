@@ -45,7 +45,7 @@ from lxml import etree
 
 from models.block_model import (BlockMeasures, TreeEnsemble, decide_content, density_stop_words, feature_rows,
                                 text_measures)
-from models.html import header_charset, utf8_markup
+from models.html import bom_codec, codec_name, header_charset, utf8_markup
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment,
                             visible_chars, void_marks)
 from models.text import is_chinese
@@ -104,6 +104,8 @@ MAX_CREDIT_CHARS = 100        # of a 'Photo: <agency>' line
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
+_WIDE_CODECS = frozenset(('utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be'))
+_NOT_TEXT = dict.fromkeys([*_CONTROL_BYTES, 0xFFFD])  # characters text never has many of, for str.translate
 _MARKUP_TAG = re.compile(r'<[^>]*>')
 # A photo's credit line: 'Foto: dpa', 'Photograph by ...', 'Bild via ...', 'Credit: Courtesy', '© Getty Images'
 # (and a copyright line, '© Reuters 2007': today's main-text gold leaves both out, 2012's kept some).
@@ -156,9 +158,10 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     the page)."""
     if not body:
         return _failed('empty body')
-    if _is_binary(body):
+    declared = header_charset(content_type)
+    if _is_binary(body, codec_name(declared)):
         return _failed('not HTML (binary)')
-    markup, encoding = utf8_markup(body, header_charset(content_type))
+    markup, encoding = utf8_markup(body, declared)
     try:
         root = etree.fromstring(markup, _parser())
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as error:
@@ -239,13 +242,19 @@ def _is_story_list(blocks: list[Block], index: int, measure: BlockMeasures) -> b
             and blocks[index - 1].kind == 'content' and blocks[index + 1].kind == 'content')
 
 
-def _is_binary(body: bytes) -> bool:
-    """Images, archives and byte soup: a known signature, or control bytes text never has."""
+def _is_binary(body: bytes, declared: str | None = None) -> bool:
+    """Images, archives and byte soup: a known signature, or control bytes text never has. Text in
+    UTF-16 or UTF-32 (a byte-order mark, or the header's charset: `declared`, a codec name) is full
+    of NUL bytes, so its characters are judged instead, with those its bytes cannot spell (U+FFFD)."""
     sample = body[:4096]
-    if sample.startswith((b'\xff\xfe', b'\xfe\xff')):  # UTF-16 text is full of NULs
-        return False
+    if sample.startswith(_BINARY_SIGNATURES):
+        return True
+    wide = bom_codec(sample) or declared
+    if wide in _WIDE_CODECS:
+        characters = sample.decode(wide, errors='replace')
+        return len(characters) - len(characters.translate(_NOT_TEXT)) > 0.02 * len(characters)
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
-    return sample.startswith(_BINARY_SIGNATURES) or controls > 0.02 * len(sample)
+    return controls > 0.02 * len(sample)
 
 
 _parsers = threading.local()

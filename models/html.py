@@ -25,7 +25,8 @@ from models.segment import gb18030_utf8, han_counts, is_utf8
 # Wayback Machine puts <script charset="utf-8"> before a GB2312 page's own <meta>).
 _DECLARED_CHARSET = re.compile(rb'<(?:meta|\?xml|text)(?=\s)[^>]*?[\s;"\'](?:charset|encoding)\s*=\s*["\']?\s*'
                                rb'([a-zA-Z0-9_.:-]+)', re.I)
-_BOMS = ((codecs.BOM_UTF8, 'utf-8'), (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))
+_BOMS = ((codecs.BOM_UTF8, 'utf-8'), (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
+         (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))  # UTF-32 LE's starts as UTF-16 LE's
 _SUPERSETS = {'gb2312': 'gb18030', 'gbk': 'gb18030', 'ascii': 'utf-8', 'iso8859-1': 'cp1252'}
 _ASCII_AS_IS = frozenset(('utf-8', 'cp1252', 'gb18030'))  # codecs that read ASCII bytes as ASCII
 _DROPPED_TAGS = ('script', 'style', 'noscript', 'template', 'svg', 'head')
@@ -61,12 +62,14 @@ def looks_like_html(body: bytes) -> bool:
     return _HTML_TAG.search(body[:4096]) is not None
 
 
+def bom_codec(body: bytes) -> str | None:
+    """The codec a byte-order mark at the start of `body` names, or None."""
+    return next((name for bom, name in _BOMS if body.startswith(bom)), None)
+
+
 def detect_encoding(body: bytes, declared: str | None = None) -> str:
     """The encoding for `body`: BOM, header, in-page declaration, UTF-8, GB18030, detection."""
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            return name
-    name = codec_name(declared)
+    name = bom_codec(body) or codec_name(declared)
     if name:
         return name
     name = codec_name(_page_charset(body))

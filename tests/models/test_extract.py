@@ -320,6 +320,27 @@ def test_utf8_without_a_declaration_and_big5_with_one():
     assert (page.encoding, page.title, page.text) == ('big5', '臺北房價', '樓盤銷售火爆。')
 
 
+@pytest.mark.parametrize('codec, content_type, encoding', [
+    ('utf-16-le', 'text/html; charset=utf-16', 'utf-16'),  # UTF-16 without a byte-order mark: little-endian
+    ('utf-16-be', 'text/html; charset=UTF-16BE', 'utf-16-be'),
+    ('utf-32-le', 'text/html; charset=utf-32le', 'utf-32-le'),
+    ('utf-16', 'text/html', 'utf-16'),                     # a byte-order mark (Python's codec writes one)
+    ('utf-32', None, 'utf-32'),
+])
+def test_utf16_and_utf32_pages_are_text_when_a_mark_or_the_header_says_so(codec, content_type, encoding):
+    page = extract_page(GBK_PAGE.format(meta='').encode(codec), PAGE_URL, content_type)
+    assert (page.error, page.encoding) == (None, encoding)
+    assert page.title == '北京房价走势' and '商品住宅成交量明显回落' in page.text
+
+
+def test_utf16_without_a_mark_or_a_header_and_byte_soup_labelled_utf16_are_binary():
+    assert extract_page(GBK_PAGE.format(meta='').encode('utf-16-le'), PAGE_URL, 'text/html').error == \
+        'not HTML (binary)'
+    soup = random.Random(5).randbytes(8192)
+    for label in ('utf-16', 'utf-16be', 'utf-32'):
+        assert extract_page(soup, PAGE_URL, f'text/html; charset={label}').error == 'not HTML (binary)'
+
+
 def test_broken_html_is_repaired():
     page = extract('<html><body><div><p>Unclosed paragraph <b>bold<div>inner <a href="/x.html">x link</a>'
                    '</div></div></div></span></td><p>After the stray closers')
