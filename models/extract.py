@@ -101,6 +101,7 @@ MIN_STANDFIRST_CHARS = 40     # of a meta description a block starts with: a sen
 MIN_BODY_LINE_CHARS = 20      # a shorter line ('Photo', 'Share') is found in any long text
 MAX_READ_ALSO_CHARS = 200     # of a 'Read more: <headline>' line; a longer one is a paragraph
 MAX_CREDIT_CHARS = 100        # of a 'Photo: <agency>' line
+MAX_CONTROLS_CHARS = 40       # of a line of a page's controls ('Print | Email', 'Kommentare: 10')
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
@@ -115,6 +116,28 @@ _PHOTO_CREDIT = re.compile(r'\W{0,3}(?:(?:foto|fotos|photo|photos|photograph|pho
                            r'\s+(?:by|von|via)\s)(?!.*[.!?。！？]$)', re.IGNORECASE)
 _READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：»>]|[?？]?\s*$)' % '|'.join(
     re.escape(words) for words in sorted(_READ_ALSO_WORDS, key=len, reverse=True)), re.IGNORECASE)
+# The words of a page's controls, printed beside its story as text rather than links: actions on the
+# page (print, share, comment, save, close, rate, font size ...) and where it is shared; a line of
+# them alone ('Rezept drucken', 'Artikel teilen:', '35 comments »', '【打印】【关闭】') is no one's story.
+_CONTROL_WORDS = frozenset('''
+    print printer drucken druck drukuj imprimir imprimer stampa stampare afdrukken
+    share teilen partager compartir condividi udostępnij delen tweet twittern retweet email e-mail mail mailen
+    comment comments kommentar kommentare kommentieren commenter commentaires comentar comentarios commenti
+    komentarz komentarze skomentuj reply antworten répondre responder like save speichern merken enregistrer
+    guardar salva zapisz download herunterladen télécharger descargar scarica pobierz back zurück retour volver
+    indietro wstecz top close schließen fermer cerrar chiudi zamknij previous next weiter nächste vorherige
+    suivant précédent siguiente anterior font schriftgröße vergrößern verkleinern rate rating bewerten bewertung
+    facebook twitter whatsapp linkedin xing pinterest telegram reddit
+    打印 关闭 分享 分享到 收藏 评论 发表评论 返回 返回顶部 顶部 字号 转发 纠错 打印本页 关闭窗口 复制链接'''.split())
+# Words that may stand beside them ('Print this article', 'Auf WhatsApp teilen', '字号：大 中 小'), never alone.
+_CONTROL_COMPANION_WORDS = frozenset('''
+    a the this it article artikel beitrag den diesen das der die dieser post seite page zur vorherigen auf per
+    par en via bei on to in of and und et y e o or oder size text recipe rezept recette receta przepis read
+    lesen more mehr 大 中 小 本页 本文 窗口 到'''.split())
+_CONTROL_LINE_WORDS = _CONTROL_WORDS | _CONTROL_COMPANION_WORDS
+_CONTROL_SEPARATORS = re.compile(r'[\s\d|:/.\-–—•·»«›‹…>【】，：、!?#+]*')  # no brackets: 'print(e)' is code
+_WORD = re.compile(r'[^\W\d_]+(?:-[^\W\d_]+)?')  # letters, 'e-mail' one word
+_READ_ALSO_FIRST_WORDS = frozenset(_WORD.match(words).group() for words in _READ_ALSO_WORDS)
 _PLAIN_PUNCTUATION = str.maketrans({**dict.fromkeys('‘’‚‛′', "'"), **dict.fromkeys('“”„‟″', '"'),
                                     **dict.fromkeys('‐‑‒–—―', '-'), '…': '...'})
 
@@ -489,10 +512,23 @@ def _story_lines(block: Block, headlines: str, preformatted: bool = False) -> li
 
 
 def _aside_line(line: str) -> bool:
-    """'Read more: <another story>' (_READ_ALSO_WORDS) or such words alone on the line, or a
-    photo's credit ('Foto: dpa', '© Getty Images'): not the story's words, though inside its paragraphs."""
-    return ((len(line) <= MAX_READ_ALSO_CHARS and _READ_ALSO.match(line) is not None)
-            or (len(line) <= MAX_CREDIT_CHARS and _PHOTO_CREDIT.match(line) is not None))
+    """'Read more: <another story>' (_READ_ALSO_WORDS) or such words alone on the line, a photo's
+    credit ('Foto: dpa', '© Getty Images'), or a line of the page's controls ('Print | Email',
+    _controls_line): not the story's words, though inside its paragraphs. Most lines fail at their
+    first word, looked up in a set before a pattern of a hundred phrases is tried (~1 µs a line)."""
+    first = _WORD.search(line)
+    first = first.group().lower() if first is not None else ''
+    return ((len(line) <= MAX_READ_ALSO_CHARS and first in _READ_ALSO_FIRST_WORDS and _READ_ALSO.match(line) is not None)
+            or (len(line) <= MAX_CREDIT_CHARS and _PHOTO_CREDIT.match(line) is not None)
+            or (len(line) <= MAX_CONTROLS_CHARS and first in _CONTROL_LINE_WORDS and _controls_line(line)))
+
+
+def _controls_line(line: str) -> bool:
+    """Words of the page's controls (_CONTROL_WORDS) and their companions, with counts and separators
+    between them (not brackets or braces: 'print(e)' and '"comment": {' are code)."""
+    words = _WORD.findall(line.lower())
+    return (any(word in _CONTROL_WORDS for word in words) and all(word in _CONTROL_LINE_WORDS for word in words)
+            and _CONTROL_SEPARATORS.fullmatch(_WORD.sub('', line)) is not None)
 
 
 def _densest_when_none(blocks: list[Block], measures: list[BlockMeasures]) -> list[Block]:

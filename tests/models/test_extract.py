@@ -943,6 +943,19 @@ def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
                                       'Lee: the coast road was shut by noon.', 'Passend dazu? Nein.', STORY.strip()]
 
 
+def test_a_line_of_the_page_s_controls_is_not_main_text():
+    """Controls printed as text beside the story (not links, so not a link line), alone on their
+    lines; a sentence or a line of code with the same words, or a line with other words, stays."""
+    controls = ['Rezept drucken', 'Artikel teilen/drucken:', 'Print | Email', '35 comments »', 'Kommentare: 10',
+                'Close', 'Auf WhatsApp teilen', '【打印】【关闭】', '字号：大 中 小']
+    kept = ['Share your story with us.', 'print(e)', '"comment": {', 'Print edition', 'Seite 17', 'Kommentare der Leser']
+    page = extract('<article><p>{0}</p>{1}<p>{0}</p></article>'.format(
+        STORY, ''.join(f'<p>{line}</p>' for line in controls + kept)), rules_only=True)
+    assert page.text.splitlines() == [STORY.strip(), *kept, STORY.strip()]
+    story = next(block for block in page.blocks if block.kind == 'content')
+    assert set(controls) <= set(story.text.splitlines())  # the block keeps them
+
+
 def test_a_json_ld_article_body_says_which_blocks_are_the_story():
     """A modern page: the story in short paragraphs wrapped one by one, a newsletter box and a
     teaser between them, and the full text in JSON-LD (HTML-escaped, in a @graph)."""
