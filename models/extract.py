@@ -117,8 +117,9 @@ _PHOTO_CREDIT = re.compile(r'\W{0,3}(?:(?:foto|fotos|photo|photos|photograph|pho
 _READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：»>]|[?？]?\s*$)' % '|'.join(
     re.escape(words) for words in sorted(_READ_ALSO_WORDS, key=len, reverse=True)), re.IGNORECASE)
 # The words of a page's controls, printed beside its story as text rather than links: actions on the
-# page (print, share, comment, save, close, rate, font size ...) and where it is shared; a line of
-# them alone ('Rezept drucken', 'Artikel teilen:', '35 comments »', '【打印】【关闭】') is no one's story.
+# page (print, share, comment, save, close, rate, font size, show an image ...), where it is shared,
+# and an advertisement's label; a line of them alone ('Rezept drucken', 'Artikel teilen:',
+# '35 comments »', 'Bild anzeigen Bild schließen', '- Anzeige -', '【打印】【关闭】') is no one's story.
 _CONTROL_WORDS = frozenset('''
     print printer drucken druck drukuj imprimir imprimer stampa stampare afdrukken
     share teilen partager compartir condividi udostępnij delen tweet twittern retweet email e-mail mail mailen
@@ -127,13 +128,15 @@ _CONTROL_WORDS = frozenset('''
     guardar salva zapisz download herunterladen télécharger descargar scarica pobierz back zurück retour volver
     indietro wstecz top close schließen fermer cerrar chiudi zamknij previous next weiter nächste vorherige
     suivant précédent siguiente anterior font schriftgröße vergrößern verkleinern rate rating bewerten bewertung
-    facebook twitter whatsapp linkedin xing pinterest telegram reddit
+    anzeigen einblenden ausblenden hide enlarge facebook twitter whatsapp linkedin xing pinterest telegram reddit
+    advertisement anzeige werbung publicidad publicité pubblicità reklama 广告
     打印 关闭 分享 分享到 收藏 评论 发表评论 返回 返回顶部 顶部 字号 转发 纠错 打印本页 关闭窗口 复制链接'''.split())
-# Words that may stand beside them ('Print this article', 'Auf WhatsApp teilen', '字号：大 中 小'), never alone.
+# Words that may stand beside them ('Print this article', 'Auf WhatsApp teilen', 'Enlarge image', '字号：大 中 小'),
+# never alone.
 _CONTROL_COMPANION_WORDS = frozenset('''
     a the this it article artikel beitrag den diesen das der die dieser post seite page zur vorherigen auf per
     par en via bei on to in of and und et y e o or oder size text recipe rezept recette receta przepis read
-    lesen more mehr 大 中 小 本页 本文 窗口 到'''.split())
+    lesen more mehr bild bilder image images foto fotos photo photos 大 中 小 本页 本文 窗口 到'''.split())
 _CONTROL_LINE_WORDS = _CONTROL_WORDS | _CONTROL_COMPANION_WORDS
 _CONTROL_SEPARATORS = re.compile(r'[\s\d|:/.\-–—•·»«›‹…>【】，：、!?#+]*')  # no brackets: 'print(e)' is code
 _WORD = re.compile(r'[^\W\d_]+(?:-[^\W\d_]+)?')  # letters, 'e-mail' one word

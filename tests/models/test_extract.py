@@ -947,8 +947,10 @@ def test_a_line_of_the_page_s_controls_is_not_main_text():
     """Controls printed as text beside the story (not links, so not a link line), alone on their
     lines; a sentence or a line of code with the same words, or a line with other words, stays."""
     controls = ['Rezept drucken', 'Artikel teilen/drucken:', 'Print | Email', '35 comments »', 'Kommentare: 10',
-                'Close', 'Auf WhatsApp teilen', '【打印】【关闭】', '字号：大 中 小']
-    kept = ['Share your story with us.', 'print(e)', '"comment": {', 'Print edition', 'Seite 17', 'Kommentare der Leser']
+                'Close', 'Auf WhatsApp teilen', 'Bild anzeigen Bild schließen', '- Anzeige -', '【打印】【关闭】',
+                '字号：大 中 小']
+    kept = ['Share your story with us.', 'print(e)', '"comment": {', 'Print edition', 'Seite 17', 'Kommentare der Leser',
+            'The Show']
     page = extract('<article><p>{0}</p>{1}<p>{0}</p></article>'.format(
         STORY, ''.join(f'<p>{line}</p>' for line in controls + kept)), rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), *kept, STORY.strip()]
