@@ -45,7 +45,7 @@ from lxml import etree
 
 from models.block_model import (BlockMeasures, TreeEnsemble, decide_content, density_stop_words, feature_rows,
                                 text_measures)
-from models.html import bom_codec, codec_name, header_charset, utf8_markup
+from models.html import WIDE_CODECS, bom_codec, declared_codec, header_charset, utf8_markup
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment,
                             visible_chars, void_marks)
 from models.text import is_chinese
@@ -105,7 +105,6 @@ MAX_CONTROLS_CHARS = 40       # of a line of a page's controls ('Print | Email',
 
 _BINARY_SIGNATURES = (b'\x89PNG', b'GIF8', b'\xff\xd8\xff', b'%PDF', b'PK\x03\x04', b'\x1f\x8b')
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])  # not ESC: ISO-2022 uses it
-_WIDE_CODECS = frozenset(('utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be'))
 _NOT_TEXT = dict.fromkeys([*_CONTROL_BYTES, 0xFFFD])  # characters text never has many of, for str.translate
 _MARKUP_TAG = re.compile(r'<[^>]*>')
 # A photo's credit line: 'Foto: dpa', 'Photograph by ...', 'Bild via ...', 'Credit: Courtesy', '© Getty Images'
@@ -185,7 +184,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     if not body:
         return _failed('empty body')
     declared = header_charset(content_type)
-    if _is_binary(body, codec_name(declared)):
+    if _is_binary(body, declared_codec(declared, body)):
         return _failed('not HTML (binary)')
     markup, encoding = utf8_markup(body, declared)
     try:
@@ -270,14 +269,15 @@ def _is_story_list(blocks: list[Block], index: int, measure: BlockMeasures) -> b
 
 def _is_binary(body: bytes, declared: str | None = None) -> bool:
     """Images, archives and byte soup: a known signature, or control bytes text never has. Text in
-    UTF-16 or UTF-32 (a byte-order mark, or the header's charset: `declared`, a codec name) is full
-    of NUL bytes, so its characters are judged instead, with those its bytes cannot spell (U+FFFD)."""
+    UTF-16 or UTF-32 (a byte-order mark, or the header's charset: `declared`, html.declared_codec)
+    is full of NUL bytes, so its characters are judged instead, with those its bytes cannot spell
+    (U+FFFD; the sample cut to whole characters)."""
     sample = body[:4096]
     if sample.startswith(_BINARY_SIGNATURES):
         return True
     wide = bom_codec(sample) or declared
-    if wide in _WIDE_CODECS:
-        characters = sample.decode(wide, errors='replace')
+    if wide in WIDE_CODECS:
+        characters = sample[:len(sample) // 4 * 4].decode(wide, errors='replace')
         return len(characters) - len(characters.translate(_NOT_TEXT)) > 0.02 * len(characters)
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     return controls > 0.02 * len(sample)

@@ -27,6 +27,9 @@ _DECLARED_CHARSET = re.compile(rb'<(?:meta|\?xml|text)(?=\s)[^>]*?[\s;"\'](?:cha
                                rb'([a-zA-Z0-9_.:-]+)', re.I)
 _BOMS = ((codecs.BOM_UTF8, 'utf-8'), (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
          (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))  # UTF-32 LE's starts as UTF-16 LE's
+WIDE_CODECS = frozenset(('utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be'))
+_CODEC_PROBE = b'<p>\xc3\xa9\x80\xff\x00</p>'  # non-ASCII and a NUL: no text codec raises on them
+_ESCAPE_CODECS = frozenset(('unicode-escape', 'raw-unicode-escape'))
 _SUPERSETS = {'gb2312': 'gb18030', 'gbk': 'gb18030', 'ascii': 'utf-8', 'iso8859-1': 'cp1252'}
 _ASCII_AS_IS = frozenset(('utf-8', 'cp1252', 'gb18030'))  # codecs that read ASCII bytes as ASCII
 _DROPPED_TAGS = ('script', 'style', 'noscript', 'template', 'svg', 'head')
@@ -37,14 +40,35 @@ _HTML_TAG = re.compile(rb'<(!doctype\s+html|html|head|body|meta|title|div|p|tabl
 
 
 def codec_name(label: str | None) -> str | None:
-    """Python codec for a charset label, or None for an unknown label."""
+    """Python codec for a charset label, or None for an unknown label or a codec that is no page
+    charset: a page or a server can name any of Python's codecs, and decoding with 'hex', 'base64',
+    'idna', 'punycode' or 'undefined' raised (every text codec decodes any bytes, with U+FFFD
+    where it must), and 'unicode-escape' reads a page's backslashes as escapes."""
     if not label:
         return None
     try:
         name = codecs.lookup(label.strip().strip('"\'')).name
-    except LookupError:
+        _CODEC_PROBE.decode(name, errors='replace')
+    except (LookupError, UnicodeError, ValueError):  # ValueError: a NUL in the label
         return None
-    return _SUPERSETS.get(name, name)
+    return None if name in _ESCAPE_CODECS else _SUPERSETS.get(name, name)
+
+
+def declared_codec(label: str | None, body: bytes) -> str | None:
+    """codec_name of the header's charset `label` for `body`, but a UTF-16 or UTF-32 label on bytes
+    without a NUL (ASCII or UTF-8 text sent with a wrong header) names nothing, and a plain
+    'utf-16' or 'utf-32' (no byte-order mark: detect_encoding looks for one first) is read in the
+    byte order its NULs show, markup's ASCII being a NUL and a letter (little-endian when unsure)."""
+    name = codec_name(label)
+    if name not in WIDE_CODECS:
+        return name
+    sample = body[:4096]
+    if b'\x00' not in sample:
+        return None
+    if name in ('utf-16', 'utf-32'):
+        width = 2 if name == 'utf-16' else 4
+        return name + ('-be' if sample[0::width].count(0) > sample[width - 1::width].count(0) else '-le')
+    return name
 
 
 def header_charset(content_type: str | None) -> str | None:
@@ -69,7 +93,7 @@ def bom_codec(body: bytes) -> str | None:
 
 def detect_encoding(body: bytes, declared: str | None = None) -> str:
     """The encoding for `body`: BOM, header, in-page declaration, UTF-8, GB18030, detection."""
-    name = bom_codec(body) or codec_name(declared)
+    name = bom_codec(body) or declared_codec(declared, body)
     if name:
         return name
     name = codec_name(_page_charset(body))

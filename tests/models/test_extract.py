@@ -321,7 +321,8 @@ def test_utf8_without_a_declaration_and_big5_with_one():
 
 
 @pytest.mark.parametrize('codec, content_type, encoding', [
-    ('utf-16-le', 'text/html; charset=utf-16', 'utf-16'),  # UTF-16 without a byte-order mark: little-endian
+    ('utf-16-le', 'text/html; charset=utf-16', 'utf-16-le'),  # no byte-order mark: the NULs show the order
+    ('utf-16-be', 'text/html; charset=utf-16', 'utf-16-be'),
     ('utf-16-be', 'text/html; charset=UTF-16BE', 'utf-16-be'),
     ('utf-32-le', 'text/html; charset=utf-32le', 'utf-32-le'),
     ('utf-16', 'text/html', 'utf-16'),                     # a byte-order mark (Python's codec writes one)
@@ -331,6 +332,12 @@ def test_utf16_and_utf32_pages_are_text_when_a_mark_or_the_header_says_so(codec,
     page = extract_page(GBK_PAGE.format(meta='').encode(codec), PAGE_URL, content_type)
     assert (page.error, page.encoding) == (None, encoding)
     assert page.title == '北京房价走势' and '商品住宅成交量明显回落' in page.text
+
+
+@pytest.mark.parametrize('charset', ['hex', 'base64', 'idna', 'undefined', 'utf-16'])
+def test_a_header_charset_that_decodes_no_page_is_ignored(charset):
+    page = extract_page(GBK_PAGE.format(meta='').encode('utf-8'), PAGE_URL, f'text/html; charset={charset}')
+    assert (page.error, page.encoding, page.title) == (None, 'utf-8', '北京房价走势')
 
 
 def test_utf16_without_a_mark_or_a_header_and_byte_soup_labelled_utf16_are_binary():

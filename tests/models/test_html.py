@@ -69,6 +69,26 @@ def test_wrong_or_unknown_labels_fall_back_to_detection():
     assert html.decode(body, declared='x-no-such-charset') == ('<p>房价</p>', 'utf-8')
 
 
+@pytest.mark.parametrize('label', ['hex', 'base64', 'rot13', 'zlib', 'idna', 'punycode', 'undefined', 'unicode_escape',
+                                   'utf-8\x00'])
+def test_python_codecs_that_are_no_page_charset_fall_back_to_detection(label):
+    """A header or a page may name any of Python's codecs; decoding with these raised."""
+    assert html.codec_name(label) is None
+    assert html.decode(b'<meta charset="%s"><p>plain</p>' % label.encode(), declared=label) == \
+        (f'<meta charset="{label}"><p>plain</p>', 'utf-8')
+
+
+@pytest.mark.parametrize('codec, label, declared', [
+    ('utf-16-le', 'utf-16', 'utf-16-le'), ('utf-16-be', 'utf-16', 'utf-16-be'),  # by where the NULs sit
+    ('utf-32-be', 'utf-32', 'utf-32-be'), ('utf-16-be', 'UTF-16BE', 'utf-16-be'),
+    ('utf-8', 'utf-16', None), ('utf-8', 'utf-32le', None),    # no NUL: the header is wrong
+])
+def test_a_wide_header_charset_is_read_by_the_bytes_it_labels(codec, label, declared):
+    body = '<html><body><p>北京房价 prices</p></body></html>'.encode(codec)
+    assert html.declared_codec(label, body) == declared
+    assert html.decode(body, label) == ('<html><body><p>北京房价 prices</p></body></html>', declared or 'utf-8')
+
+
 def test_title_and_visible_text_without_scripts_styles_or_comments():
     markup = '<?xml version="1.0" encoding="utf-8"?><html><head><title> A  title </title>' \
              '<script>var x = 1;</script></head><body><p>Hello <b>world</b></p><style>p{}</style>' \
