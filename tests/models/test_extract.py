@@ -941,7 +941,7 @@ def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
     page = extract('<article><p>{0}</p>'
                    '<p>Read more: Looted colonial art: Germany to set up new contact office</p>'
                    '<p><strong>LEA TAMBIÉN: <a href="/2024/ortega.html">Juan Carlos</a> en la OEA</strong></p>'
-                   '<p>Czytaj też:</p><p>Related</p>'
+                   '<p>Czytaj też:</p><p>Related</p><p>PASſEND DAZU</p>'  # re.IGNORECASE's 'ſ' is 's'
                    '<p>Related studies were read more slowly: the lead author, who read also the others, '
                    'said so.</p><p>Lee: the coast road was shut by noon.</p><p>Schon gelesen?</p>'
                    '<p>Passend dazu? Nein.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
@@ -957,7 +957,8 @@ def test_a_line_of_the_page_s_controls_is_not_main_text():
                 'Close', 'Auf WhatsApp teilen', 'Bild anzeigen Bild schließen', '- Anzeige -', '【打印】【关闭】',
                 '字号：大 中 小']
     kept = ['Share your story with us.', 'print(e)', '"comment": {', 'Print edition', 'Seite 17', 'Kommentare der Leser',
-            'The Show']
+            'The Show', 'Top 10', 'Download', 'Next', 'Rating: 8/10', '1. Facebook', 'Comment ?', 'Mehr Druck!',
+            'Antworten', '评论']
     page = extract('<article><p>{0}</p>{1}<p>{0}</p></article>'.format(
         STORY, ''.join(f'<p>{line}</p>' for line in controls + kept)), rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), *kept, STORY.strip()]
