@@ -1,4 +1,5 @@
 import datetime
+import encodings.aliases
 import html
 import json
 import os
@@ -692,6 +693,34 @@ def test_real_cwced_page_decodes_with_chinese_title_and_links(shared_data):
     assert all(link.block in BLOCK_CLASSES for link in page.links)
     assert len(page.text) > 500 and HAN_CHARACTER.search(page.text)
 
+
+
+ODD_MARKUP = (b'<base href="http://[::1/">', b'<a href="http://[x/y">x</a>', b'<a href="http://a:99999/">p</a>',
+              b'<a href="//[::1">v</a>', b'<a href="http://\xff\xfe/">w</a>', b'<link rel="canonical" href="http://[x">',
+              b'<a href="http://a.example/%zz%">z</a>', b'<a href="http://xn--/">i</a>', b'</table></div></td>',
+              b'<div style="display:none">', b'<script type="application/ld+json">{"articleBody": [', b'<pre>')
+
+
+def test_mutated_real_pages_extract_without_an_exception(shared_data):
+    """Bad input is normal input: real pages with flipped bytes, cuts, odd links and markup, and
+    charset labels of every codec Python knows, in the header or the page ('hex' and 'idna' raised)."""
+    labels = sorted(set(encodings.aliases.aliases) | set(encodings.aliases.aliases.values()))
+    bodies = [path.read_bytes() for path in sorted((shared_data / 'extraction').glob('*/*/*.html'))[::60]]
+    chance = random.Random(15)
+    for _ in range(300):
+        body = bytearray(chance.choice(bodies))
+        for _ in range(chance.randrange(4)):
+            at, mutation = chance.randrange(len(body)), chance.randrange(4)
+            if mutation == 0:
+                body[at] = chance.randrange(256)
+            elif mutation == 1:
+                del body[at:]
+            elif mutation == 2:
+                body[at:at] = chance.choice(ODD_MARKUP)
+            else:
+                body[at:at] = b'<meta charset="%s">' % chance.choice(labels).encode()
+        page = extract_page(bytes(body), PAGE_URL, f'text/html; charset={chance.choice(labels)}')
+        assert page.error is None or page.error.startswith(('empty body', 'not HTML', 'unparsable', 'no HTML'))
 
 def sandbox_web(style: int, language: str) -> list[Page]:
     """Every page of a small sandbox web in one template: three labels with two sites each, enough
