@@ -120,26 +120,25 @@ _READ_ALSO = re.compile(r'\W{0,3}(?:%s)\s*(?:[:：»>]|[?？]?\s*$)' % '|'.join(
 # line of them alone ('Rezept drucken', 'Artikel teilen:', '35 comments »', 'Bild anzeigen Bild
 # schließen', '- Anzeige -', '【打印】【关闭】') is no one's story. Words a story's heading or line can be
 # alone ('Top 10', 'Download', 'Next', 'Rating: 8/10', '1. Facebook', 'Comment ?', 'Mehr Druck!',
-# 'Antworten', '评论') are only their companions.
+# 'Antworten', 'Komentarz', 'Werbung', 'Hide', '评论') are only their companions.
 _CONTROL_WORDS = frozenset('''
     print drucken drukuj imprimir imprimer stampare afdrukken
     share teilen partager compartir condividi udostępnij delen tweet twittern retweet email e-mail mailen
-    comments kommentar kommentare kommentieren commenter commentaires comentar comentarios commenti komentarz
+    comments kommentare kommentieren commenter commentaires comentar comentarios commenti
     komentarze skomentuj reply répondre responder enregistrer zapisz close schließen fermer cerrar chiudi zamknij
-    schriftgröße vergrößern verkleinern bewerten anzeigen einblenden ausblenden hide enlarge
-    advertisement anzeige werbung publicidad publicité pubblicità reklama 广告
+    schriftgröße vergrößern verkleinern bewerten anzeigen einblenden ausblenden enlarge
+    advertisement anzeige publicidad publicité pubblicità reklama 广告
     打印 关闭 分享 分享到 发表评论 返回顶部 字号 纠错 打印本页 关闭窗口 复制链接'''.split())
 # Words that may stand beside them ('Print this article', 'Auf WhatsApp teilen', 'Enlarge image', '字号：大 中 小'),
 # never alone.
 _CONTROL_COMPANION_WORDS = frozenset('''
-    a the this it article artikel beitrag den diesen das der die dieser post seite page zur vorherigen auf per
-    par en via bei on to in of and und et y e o or oder size text recipe rezept recette receta przepis read
-    lesen more mehr bild bilder image images foto fotos photo photos
-    druck stampa mail comment antworten like save speichern merken guardar salva download herunterladen
-    télécharger descargar scarica pobierz back zurück retour volver indietro wstecz top previous next weiter
-    nächste vorherige suivant précédent siguiente anterior font rate rating bewertung
-    facebook twitter whatsapp linkedin xing pinterest telegram reddit
-    评论 返回 收藏 转发 顶部 大 中 小 本页 本文 窗口 到'''.split())
+    this it article artikel beitrag den diesen das der die dieser post seite page zur vorherigen auf per par en
+    via bei on to of and und et y e o or oder size text recipe rezept recette receta przepis read lesen more
+    mehr bild bilder image images foto fotos photo photos druck stampa mail comment kommentar komentarz werbung
+    hide antworten like save speichern merken guardar salva download herunterladen télécharger descargar scarica
+    pobierz back zurück retour volver indietro wstecz top previous next weiter nächste vorherige suivant
+    précédent siguiente anterior font rate rating bewertung facebook twitter whatsapp linkedin xing pinterest
+    telegram reddit 评论 返回 收藏 转发 顶部 大 中 小 本页 本文 窗口 到'''.split())
 _CONTROL_LINE_WORDS = _CONTROL_WORDS | _CONTROL_COMPANION_WORDS
 _CONTROL_SEPARATORS = re.compile(r'[\s\d|:/.\-–—•·»«›‹…>【】，：、!?#+]*')  # no brackets: 'print(e)' is code
 _WORD = re.compile(r'[^\W\d_]+(?:-[^\W\d_]+)?')  # letters, 'e-mail' one word
@@ -526,7 +525,8 @@ def _aside_line(line: str) -> bool:
     first = _WORD.search(line)
     # lower-cased as re.IGNORECASE matches: 'ſ' as 's', 'ı' and 'İ' as 'i' (str.replace: ~0.05 µs a word)
     first = first.group().lower().replace('ſ', 's').replace('ı', 'i').replace('i\u0307', 'i') if first else ''
-    return ((len(line) <= MAX_READ_ALSO_CHARS and first in _READ_ALSO_FIRST_WORDS and _READ_ALSO.match(line) is not None)
+    return ((len(line) <= MAX_READ_ALSO_CHARS and first in _READ_ALSO_FIRST_WORDS
+             and _READ_ALSO.match(line) is not None)
             or (len(line) <= MAX_CREDIT_CHARS and _PHOTO_CREDIT.match(line) is not None)
             or (len(line) <= MAX_CONTROLS_CHARS and first in _CONTROL_LINE_WORDS and _controls_line(line)))
 

@@ -56,18 +56,20 @@ def codec_name(label: str | None) -> str | None:
 
 def declared_codec(label: str | None, body: bytes) -> str | None:
     """codec_name of the header's charset `label` for `body`, but a UTF-16 or UTF-32 label on bytes
-    without a NUL (ASCII or UTF-8 text sent with a wrong header) names nothing, and a plain
-    'utf-16' or 'utf-32' (no byte-order mark: detect_encoding looks for one first) is read in the
-    byte order its NULs show, markup's ASCII being a NUL and a letter (little-endian when unsure)."""
+    that are UTF-8 with few NULs (ASCII or UTF-8 text sent with a wrong header) names nothing, and
+    a plain 'utf-16' or 'utf-32' (no byte-order mark: detect_encoding looks for one first) is
+    big-endian only when its NULs clearly say so (markup's ASCII is a NUL and a letter, first in
+    big-endian), else little-endian, as the HTML standard reads the label."""
     name = codec_name(label)
     if name not in WIDE_CODECS:
         return name
     sample = body[:4096]
-    if b'\x00' not in sample:
+    if sample.count(0) < 0.05 * len(sample) and _decodes_as(body, 'utf-8'):
         return None
     if name in ('utf-16', 'utf-32'):
         width = 2 if name == 'utf-16' else 4
-        return name + ('-be' if sample[0::width].count(0) > sample[width - 1::width].count(0) else '-le')
+        first, last = sample[0::width].count(0), sample[width - 1::width].count(0)  # high bytes of BE, LE
+        return name + ('-be' if first >= 0.1 * (len(sample) // width) and first > 2 * last else '-le')
     return name
 
 
@@ -97,6 +99,8 @@ def detect_encoding(body: bytes, declared: str | None = None) -> str:
     if name:
         return name
     name = codec_name(_page_charset(body))
+    if name in WIDE_CODECS:  # a declaration read as ASCII is no UTF-16 or UTF-32 page's (the HTML standard: UTF-8)
+        name = 'utf-8'
     if name:  # but valid UTF-8 beyond ASCII is that, whatever an old <meta> says (see the docstring)
         return 'utf-8' if name != 'utf-8' and not body.isascii() and is_utf8(body) else name
     for candidate in ('utf-8', 'gb18030'):

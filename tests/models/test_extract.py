@@ -341,6 +341,11 @@ def test_a_header_charset_that_decodes_no_page_is_ignored(charset):
     assert (page.error, page.encoding, page.title) == (None, 'utf-8', '北京房价走势')
 
 
+def test_a_short_utf16_page_cut_inside_a_character_is_text():
+    page = extract_page('<p>Storm</p>'.encode('utf-16-le') + b'\x00', PAGE_URL, 'text/html; charset=utf-16')
+    assert page.error is None and page.text.startswith('Storm')
+
+
 def test_utf16_without_a_mark_or_a_header_and_byte_soup_labelled_utf16_are_binary():
     assert extract_page(GBK_PAGE.format(meta='').encode('utf-16-le'), PAGE_URL, 'text/html').error == \
         'not HTML (binary)'
@@ -970,7 +975,8 @@ def test_lines_pointing_at_another_story_are_not_main_text_linked_or_not():
     page = extract('<article><p>{0}</p>'
                    '<p>Read more: Looted colonial art: Germany to set up new contact office</p>'
                    '<p><strong>LEA TAMBIÉN: <a href="/2024/ortega.html">Juan Carlos</a> en la OEA</strong></p>'
-                   '<p>Czytaj też:</p><p>Related</p><p>PASſEND DAZU</p>'  # re.IGNORECASE's 'ſ' is 's'
+                   '<p>Czytaj też:</p><p>Related</p><p>PASſEND DAZU</p><p>LEİA MAIS: x</p>'  # re.IGNORECASE's 'ſ'
+                                                                                   # is 's', its 'İ' 'i'
                    '<p>Related studies were read more slowly: the lead author, who read also the others, '
                    'said so.</p><p>Lee: the coast road was shut by noon.</p><p>Schon gelesen?</p>'
                    '<p>Passend dazu? Nein.</p><p>{0}</p></article>'.format(STORY), rules_only=True)
@@ -983,11 +989,11 @@ def test_a_line_of_the_page_s_controls_is_not_main_text():
     """Controls printed as text beside the story (not links, so not a link line), alone on their
     lines; a sentence or a line of code with the same words, or a line with other words, stays."""
     controls = ['Rezept drucken', 'Artikel teilen/drucken:', 'Print | Email', '35 comments »', 'Kommentare: 10',
-                'Close', 'Auf WhatsApp teilen', 'Bild anzeigen Bild schließen', '- Anzeige -', '【打印】【关闭】',
-                '字号：大 中 小']
+                'Close', 'Auf WhatsApp teilen', 'Bild anzeigen Bild schließen', 'Enlarge Image', '- Anzeige -',
+                'Advertisement:', 'Publicidad', '【打印】【关闭】', '字号：大 中 小']
     kept = ['Share your story with us.', 'print(e)', '"comment": {', 'Print edition', 'Seite 17', 'Kommentare der Leser',
             'The Show', 'Top 10', 'Download', 'Next', 'Rating: 8/10', '1. Facebook', 'Comment ?', 'Mehr Druck!',
-            'Antworten', '评论']
+            'Antworten', 'Komentarz', 'Werbung', 'Hide', 'The Print', 'In print', '评论']
     page = extract('<article><p>{0}</p>{1}<p>{0}</p></article>'.format(
         STORY, ''.join(f'<p>{line}</p>' for line in controls + kept)), rules_only=True)
     assert page.text.splitlines() == [STORY.strip(), *kept, STORY.strip()]

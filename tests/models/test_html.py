@@ -69,7 +69,7 @@ def test_wrong_or_unknown_labels_fall_back_to_detection():
     assert html.decode(body, declared='x-no-such-charset') == ('<p>房价</p>', 'utf-8')
 
 
-@pytest.mark.parametrize('label', ['hex', 'base64', 'rot13', 'zlib', 'idna', 'punycode', 'undefined', 'unicode_escape',
+@pytest.mark.parametrize('label', ['hex', 'base64', 'rot13', 'zlib', 'idna', 'punycode', 'undefined', 'unicode_escape', 'raw_unicode_escape',
                                    'utf-8\x00'])
 def test_python_codecs_that_are_no_page_charset_fall_back_to_detection(label):
     """A header or a page may name any of Python's codecs; decoding with these raised."""
@@ -81,12 +81,21 @@ def test_python_codecs_that_are_no_page_charset_fall_back_to_detection(label):
 @pytest.mark.parametrize('codec, label, declared', [
     ('utf-16-le', 'utf-16', 'utf-16-le'), ('utf-16-be', 'utf-16', 'utf-16-be'),  # by where the NULs sit
     ('utf-32-be', 'utf-32', 'utf-32-be'), ('utf-16-be', 'UTF-16BE', 'utf-16-be'),
-    ('utf-8', 'utf-16', None), ('utf-8', 'utf-32le', None),    # no NUL: the header is wrong
+    ('utf-8', 'utf-16', None), ('utf-8', 'utf-32le', None),    # UTF-8 without NULs: the header is wrong
 ])
 def test_a_wide_header_charset_is_read_by_the_bytes_it_labels(codec, label, declared):
     body = '<html><body><p>北京房价 prices</p></body></html>'.encode(codec)
     assert html.declared_codec(label, body) == declared
     assert html.decode(body, label) == ('<html><body><p>北京房价 prices</p></body></html>', declared or 'utf-8')
+
+
+def test_utf16_text_without_markup_and_a_wide_meta_declaration():
+    # Chinese with no ASCII: few NULs, from characters such as 一 (U+4E00), which mean no byte order
+    story = '第一章，北京房价走势，商品住宅成交量明显回落。' * 100
+    assert html.decode(story.encode('utf-16-le'), 'utf-16') == (story, 'utf-16-le')
+    assert html.decode(story.encode('utf-16-be'), 'utf-16be') == (story, 'utf-16-be')
+    # a declaration readable as ASCII is no UTF-16 page's: the page is UTF-8, as the HTML standard says
+    assert html.decode(b'<meta charset="utf-16"><p>Plain text</p>')[1] == 'utf-8'
 
 
 def test_title_and_visible_text_without_scripts_styles_or_comments():
