@@ -245,9 +245,21 @@ class CrawlDir:
             if match and int(match.group(1)) == round_number:
                 self._fs.delete_dir(posixpath.join(self._path, kind, name))
         pending = posixpath.join(self._path, kind, f'.pending-{round_number:06d}-{uuid.uuid4().hex}')
+        self._writing.add(pending)  # before it exists: discard_unfinished then finds it, whenever Ctrl-C lands
         self._fs.create_dir(pending, recursive=True)
-        self._writing.add(pending)
         return PendingRound(self, kind, round_number, pending)
+
+    def discard_unfinished(self) -> None:
+        """Deletes what is left of this process's pending rounds, committed ones aside (a commit moves
+        them away): after Ctrl-C, which can land where no discard() follows, between a round's
+        directory being made and the code that would discard it."""
+        for pending in sorted(self._writing):
+            try:
+                if self._fs.get_file_info(pending).type != pafs.FileType.NotFound:
+                    self._fs.delete_dir(pending)
+            except OSError as error:  # left as it is, it is ignored as half-written and replaced by a new attempt
+                log.warning('could not delete the unfinished round %s: %s', pending, error)
+        self._writing.clear()
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -335,7 +347,8 @@ class PendingRound:
         return manifest
 
     def discard(self) -> None:
-        self.crawl._fs.delete_dir(self.path)
+        if self.crawl._fs.get_file_info(self.path).type != pafs.FileType.NotFound:  # not committed meanwhile
+            self.crawl._fs.delete_dir(self.path)
 
 
 def _copy_manifest_last(filesystem: pafs.FileSystem, source: str, destination: str) -> None:

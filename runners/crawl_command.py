@@ -161,6 +161,7 @@ def crawl(args: argparse.Namespace, beam_args: list[str]) -> int:
                 raise
         if not interrupted.is_set():
             return code
+        crawl_dir.discard_unfinished()
     print(f'focal: stopped; a round in progress was discarded, every committed round is kept. '
           f'Continue with: focal crawl --resume {crawl_dir.root}', file=sys.stderr)
     return 130

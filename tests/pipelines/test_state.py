@@ -121,6 +121,21 @@ def test_half_written_rounds_are_ignored_and_never_read(tmp_path, caplog):
     assert not [p for p in (tmp_path / 'rounds').iterdir() if p.name.startswith('.pending')]
 
 
+def test_discard_unfinished_deletes_this_process_s_pending_rounds_only(tmp_path):
+    crawl = CrawlDir.create(str(tmp_path), {})
+    commit_round(crawl, 1, ['http://a/1'])
+    crawl.begin(2).write_table('pages', [page(2, 'http://a/pending')])   # Ctrl-C before its discard()
+    crawl.begin(1, kind='ranks')                                         # an empty one
+    other = CrawlDir.open(str(tmp_path))                                 # another process's attempt
+    other.begin(3).write_table('pages', [page(3, 'http://a/other')])
+    crawl.discard_unfinished()
+    assert crawl.committed_rounds() == [1] and crawl.read_table('pages').column('url').to_pylist() == ['http://a/1']
+    assert [p.name[:15] for p in (tmp_path / 'rounds').iterdir() if p.name.startswith('.pending')] == \
+        ['.pending-000003']
+    assert not [p for p in (tmp_path / 'ranks').iterdir() if p.name.startswith('.pending')]
+    crawl.discard_unfinished()  # nothing left to do
+
+
 def test_damaged_files_are_detected(tmp_path):
     crawl = CrawlDir.create(str(tmp_path), {})
     commit_round(crawl, 1, ['http://a/1'])
