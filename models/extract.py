@@ -45,7 +45,7 @@ from lxml import etree
 
 from models.block_model import (BlockMeasures, TreeEnsemble, decide_content, density_stop_words, feature_rows,
                                 text_measures)
-from models.html import WIDE_CODECS, bom_codec, declared_codec, header_charset, utf8_markup
+from models.html import WIDE_CODECS, header_charset, stated_codec, utf8_markup
 from models.segment import (HEADING, LIST_ITEM, PARAGRAPH, PREFORMATTED, Anchor, Box, Hrefs, collapse, layout, segment,
                             visible_chars, void_marks)
 from models.text import is_chinese
@@ -187,7 +187,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None, rules_o
     if not body:
         return _failed('empty body')
     declared = header_charset(content_type)
-    if _is_binary(body, declared_codec(declared, body)):
+    if _is_binary(body, stated_codec(body, declared)):
         return _failed('not HTML (binary)')
     markup, encoding = utf8_markup(body, declared)
     try:
@@ -270,17 +270,16 @@ def _is_story_list(blocks: list[Block], index: int, measure: BlockMeasures) -> b
             and blocks[index - 1].kind == 'content' and blocks[index + 1].kind == 'content')
 
 
-def _is_binary(body: bytes, declared: str | None = None) -> bool:
+def _is_binary(body: bytes, stated: str | None = None) -> bool:
     """Images, archives and byte soup: a known signature, or control bytes text never has. Text in
-    UTF-16 or UTF-32 (a byte-order mark, or the header's charset: `declared`, html.declared_codec)
-    is full of NUL bytes, so its characters are judged instead, with those its bytes cannot spell
-    (U+FFFD; the sample cut to whole characters)."""
+    UTF-16 or UTF-32 (`stated` so by a byte-order mark or the header: html.stated_codec) is full of
+    NUL bytes, so its characters are judged instead, with those its bytes cannot spell (U+FFFD; the
+    sample cut to whole characters)."""
     sample = body[:4096]
     if sample.startswith(_BINARY_SIGNATURES):
         return True
-    wide = bom_codec(sample) or declared
-    if wide in WIDE_CODECS:
-        characters = sample[:len(sample) // 4 * 4].decode(wide, errors='replace')
+    if stated in WIDE_CODECS:
+        characters = sample[:len(sample) // 4 * 4].decode(stated, errors='replace')
         return len(characters) - len(characters.translate(_NOT_TEXT)) > 0.02 * len(characters)
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     return controls > 0.02 * len(sample)

@@ -88,14 +88,15 @@ def looks_like_html(body: bytes) -> bool:
     return _HTML_TAG.search(body[:4096]) is not None
 
 
-def bom_codec(body: bytes) -> str | None:
-    """The codec a byte-order mark at the start of `body` names, or None."""
-    return next((name for bom, name in _BOMS if body.startswith(bom)), None)
+def stated_codec(body: bytes, declared: str | None) -> str | None:
+    """The codec `body` is stated to be in before its own markup is read: its byte-order mark's,
+    which beats the header's charset `declared` (declared_codec), as in the HTML standard; or None."""
+    return next((name for bom, name in _BOMS if body.startswith(bom)), None) or declared_codec(declared, body)
 
 
 def detect_encoding(body: bytes, declared: str | None = None) -> str:
     """The encoding for `body`: BOM, header, in-page declaration, UTF-8, GB18030, detection."""
-    name = bom_codec(body) or declared_codec(declared, body)
+    name = stated_codec(body, declared)
     if name:
         return name
     name = codec_name(_page_charset(body))

@@ -255,11 +255,15 @@ class CrawlDir:
         directory being made and the code that would discard it."""
         for pending in sorted(self._writing):
             try:
-                if self._fs.get_file_info(pending).type != pafs.FileType.NotFound:
-                    self._fs.delete_dir(pending)
+                self._delete_pending(pending)
             except OSError as error:  # left as it is, it is ignored as half-written and replaced by a new attempt
                 log.warning('could not delete the unfinished round %s: %s', pending, error)
         self._writing.clear()
+
+    def _delete_pending(self, pending: str) -> None:
+        """A pending round's directory, unless a commit has moved it away meanwhile."""
+        if self._fs.get_file_info(pending).type != pafs.FileType.NotFound:
+            self._fs.delete_dir(pending)
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -347,8 +351,7 @@ class PendingRound:
         return manifest
 
     def discard(self) -> None:
-        if self.crawl._fs.get_file_info(self.path).type != pafs.FileType.NotFound:  # not committed meanwhile
-            self.crawl._fs.delete_dir(self.path)
+        self.crawl._delete_pending(self.path)
 
 
 def _copy_manifest_last(filesystem: pafs.FileSystem, source: str, destination: str) -> None:
