@@ -131,9 +131,11 @@ class HostClock:
     """Per-host politeness: the earliest moment the next request to a host may start. Shared by
     the threads of a HostFetchPool: two of them reach one host only through redirects."""
 
-    def __init__(self, delay: float, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, delay: float, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic):
         self.delay = delay
         self.sleep = sleep
+        self.clock = clock          # the time `sleep` passes (a test's simulated one with its sleep)
         self.next_allowed: dict[str, float] = {}
         self.lock = threading.Lock()
 
@@ -144,13 +146,13 @@ class HostClock:
         one after it."""
         gap = max(self.delay, delay or 0.0)
         with self.lock:
-            now = time.monotonic()
+            now = self.clock()
             start = max(self.next_allowed.get(host, now), now)
             self.next_allowed[host] = start + gap
         if start > now:
             self.sleep(start - now)
             with self.lock:
-                self.next_allowed[host] = max(self.next_allowed[host], time.monotonic() + gap)
+                self.next_allowed[host] = max(self.next_allowed[host], self.clock() + gap)
 
 
 class RobotsCache:
